@@ -1,0 +1,1 @@
+//! Stack distances and miss-ratio curves.

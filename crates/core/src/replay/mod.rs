@@ -1,0 +1,1 @@
+//! Fast single-pool replay.

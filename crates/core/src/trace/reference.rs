@@ -1,0 +1,140 @@
+//! The reference model shared by every source and consumer.
+//!
+//! A record is one *page touch*: consecutive references by the same process to the same
+//! page with the same kind fold into one record with a repeat count (DESIGN.md,
+//! "References and traces"). Replacement decisions happen once per record; the repeats
+//! are hits by construction and are counted as references.
+
+/// Dense page id: an index into per-page arrays, assigned in first-touch order per source.
+/// Distinct (process, page) pairs get distinct ids.
+pub type PageId = u32;
+
+/// What a reference did to its page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum AccessKind {
+    Read = 0,
+    Write = 1,
+    Instruction = 2,
+}
+
+impl AccessKind {
+    pub fn from_code(code: u8) -> Option<AccessKind> {
+        match code {
+            0 => Some(AccessKind::Read),
+            1 => Some(AccessKind::Write),
+            2 => Some(AccessKind::Instruction),
+            _ => None,
+        }
+    }
+    pub fn is_write(self) -> bool {
+        self == AccessKind::Write
+    }
+    pub fn letter(self) -> char {
+        match self {
+            AccessKind::Read => 'R',
+            AccessKind::Write => 'W',
+            AccessKind::Instruction => 'I',
+        }
+    }
+}
+
+/// One record as an owned value (convenient for tests and slow paths; the hot path uses
+/// [`RefBatch`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reference {
+    /// Process id as given by the source (not an index).
+    pub pid: u32,
+    /// Page number in units of the source's page size (sparse, up to 64 bits).
+    pub page: u64,
+    pub kind: AccessKind,
+    /// Number of references this record stands for (>= 1).
+    pub repeat: u32,
+    /// Instructions executed since the previous record of the same process (0 = unknown).
+    pub gap: u32,
+}
+
+/// A batch of records in structure-of-arrays form, with the dense id of each page.
+/// Sources fill it; consumers read it. All vectors have the same length.
+#[derive(Debug, Default, Clone)]
+pub struct RefBatch {
+    pub id: Vec<PageId>,
+    pub pid: Vec<u32>,
+    pub page: Vec<u64>,
+    pub kind: Vec<AccessKind>,
+    pub repeat: Vec<u32>,
+    pub gap: Vec<u32>,
+}
+
+/// Records per batch that sources aim for: large enough to amortise dispatch, small
+/// enough to stay in cache.
+pub const BATCH_RECORDS: usize = 1 << 16;
+
+impl RefBatch {
+    pub fn with_capacity(n: usize) -> Self {
+        RefBatch {
+            id: Vec::with_capacity(n),
+            pid: Vec::with_capacity(n),
+            page: Vec::with_capacity(n),
+            kind: Vec::with_capacity(n),
+            repeat: Vec::with_capacity(n),
+            gap: Vec::with_capacity(n),
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.id.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.id.is_empty()
+    }
+    pub fn clear(&mut self) {
+        self.id.clear();
+        self.pid.clear();
+        self.page.clear();
+        self.kind.clear();
+        self.repeat.clear();
+        self.gap.clear();
+    }
+    #[inline]
+    pub fn push(&mut self, id: PageId, r: &Reference) {
+        self.id.push(id);
+        self.pid.push(r.pid);
+        self.page.push(r.page);
+        self.kind.push(r.kind);
+        self.repeat.push(r.repeat);
+        self.gap.push(r.gap);
+    }
+    pub fn get(&self, i: usize) -> Reference {
+        Reference {
+            pid: self.pid[i],
+            page: self.page[i],
+            kind: self.kind[i],
+            repeat: self.repeat[i],
+            gap: self.gap[i],
+        }
+    }
+}
+
+/// Facts about a source known before (or while) reading it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceMeta {
+    /// Human-readable name: a file path or `workload:NAME`.
+    pub name: String,
+    /// Bytes per page of the page numbers this source yields.
+    pub page_size: u64,
+    /// Process ids with optional names, in order of first appearance if unknown upfront.
+    pub processes: Vec<(u32, String)>,
+    /// Number of records if known before reading (binary traces, workloads), else None.
+    pub records: Option<u64>,
+}
+
+/// A stream of references. Readers stream: nothing requires a whole trace in memory.
+/// Dense ids are assigned by the source in first-touch order, starting at 0.
+pub trait RefSource: Send {
+    fn meta(&self) -> &SourceMeta;
+    /// Clears `batch` and fills it with up to [`BATCH_RECORDS`] records.
+    /// Returns the number of records read; 0 means the end of the stream.
+    fn next_batch(&mut self, batch: &mut RefBatch) -> crate::Result<usize>;
+    /// Number of dense ids assigned so far (= distinct pages seen so far).
+    fn distinct_pages(&self) -> u32;
+}
