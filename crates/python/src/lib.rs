@@ -1,1 +1,311 @@
+//! PyO3 bindings of the engine as `pagelab._core`. Thin by design (DESIGN.md): convert
+//! arguments, release the GIL around engine calls, turn engine errors into
+//! `pagelab.PagelabError` with the engine's one-line message. No logic lives here.
+
+use std::path::PathBuf;
+
+use pagelab_core::analysis::mrc as engine_mrc;
+use pagelab_core::policy::PolicyKind;
+use pagelab_core::replay::{replay as engine_replay, ReplayConfig};
+use pagelab_core::source::SourceSpec;
+use pagelab_core::trace::{self, RefBatch, RefSource, TraceFormat};
+use pagelab_core::{workload, Error};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+create_exception!(_core, PagelabError, PyException, "A user-facing pagelab error: one line naming the input, the position and what was expected.");
+
+fn to_py(err: Error) -> PyErr {
+    match err {
+        Error::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
+        other => PagelabError::new_err(other.to_string()),
+    }
+}
+
+/// Builds a progress hook for the engine: calls `callback(records_done)` with the GIL
+/// held and stops the run on Ctrl-C (a pending KeyboardInterrupt) or a callback error.
+fn progress_hook(callback: Option<PyObject>) -> impl FnMut(u64) -> bool {
+    move |done: u64| {
+        Python::with_gil(|py| {
+            if py.check_signals().is_err() {
+                return false;
+            }
+            match &callback {
+                Some(cb) => cb.call1(py, (done,)).is_ok(),
+                None => true,
+            }
+        })
+    }
+}
+
+/// Parses a source description: {"trace": path, "format": str|None, "page_size": int|None}
+/// or {"workload": name, "params": {k: v}, "page_size": int, "seed": int}.
+fn source_spec(source: &Bound<'_, PyDict>) -> PyResult<SourceSpec> {
+    let get = |key: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
+        Ok(source.get_item(key)?.filter(|v| !v.is_none()))
+    };
+    let page_size: Option<u64> = get("page_size")?.map(|v| v.extract()).transpose()?;
+    if let Some(path) = get("trace")? {
+        let path: PathBuf = path.extract()?;
+        let format = match get("format")? {
+            Some(f) => Some(TraceFormat::from_name(&f.extract::<String>()?).map_err(to_py)?),
+            None => None,
+        };
+        return Ok(SourceSpec::Trace { path, format, page_size });
+    }
+    if let Some(name) = get("workload")? {
+        let mut params = Vec::new();
+        if let Some(p) = get("params")? {
+            for (k, v) in p.downcast::<PyDict>()?.iter() {
+                params.push((k.str()?.to_string(), v.str()?.to_string()));
+            }
+        }
+        let seed: u64 = get("seed")?.map(|v| v.extract()).transpose()?.unwrap_or(0);
+        return Ok(SourceSpec::Workload {
+            name: name.extract()?,
+            params,
+            page_size: page_size.unwrap_or(4096),
+            seed,
+        });
+    }
+    Err(PagelabError::new_err("source: expected a 'trace' path or a 'workload' name"))
+}
+
+/// The built-in workloads: [{"name", "summary", "params": [{"name", "default", "help"}]}].
+#[pyfunction]
+fn workloads(py: Python<'_>) -> PyResult<PyObject> {
+    let out = PyList::empty(py);
+    for w in workload::list() {
+        let d = PyDict::new(py);
+        d.set_item("name", w.name)?;
+        d.set_item("summary", w.summary)?;
+        let params = PyList::empty(py);
+        for p in &w.params {
+            let pd = PyDict::new(py);
+            pd.set_item("name", p.name)?;
+            pd.set_item("default", p.default)?;
+            pd.set_item("help", p.help)?;
+            params.append(pd)?;
+        }
+        d.set_item("params", params)?;
+        out.append(d)?;
+    }
+    Ok(out.into())
+}
+
+/// Names of the trace formats, for help texts.
+#[pyfunction]
+fn trace_formats() -> Vec<&'static str> {
+    TraceFormat::ALL.iter().map(|f| f.name()).collect()
+}
+
+/// Names of the replacement policies.
+#[pyfunction]
+fn policies() -> Vec<&'static str> {
+    PolicyKind::ALL.iter().map(|p| p.name()).collect()
+}
+
+#[pyfunction]
+#[pyo3(signature = (source, progress=None))]
+fn trace_info(py: Python<'_>, source: &Bound<'_, PyDict>, progress: Option<PyObject>) -> PyResult<PyObject> {
+    let spec = source_spec(source)?;
+    let mut hook = progress_hook(progress);
+    let info = py
+        .allow_threads(|| {
+            let mut src = spec.open()?;
+            trace::trace_info(src.as_mut(), &mut hook)
+        })
+        .map_err(to_py)?;
+    let d = PyDict::new(py);
+    d.set_item("name", &info.name)?;
+    d.set_item("page_size", info.page_size)?;
+    d.set_item("records", info.records)?;
+    d.set_item("references", info.references)?;
+    d.set_item("distinct_pages", info.distinct_pages)?;
+    d.set_item("footprint_bytes", info.footprint_bytes)?;
+    d.set_item("reads", info.reads)?;
+    d.set_item("writes", info.writes)?;
+    d.set_item("instructions", info.instructions)?;
+    let procs = PyList::empty(py);
+    for p in &info.processes {
+        let pd = PyDict::new(py);
+        pd.set_item("pid", p.pid)?;
+        pd.set_item("name", &p.name)?;
+        pd.set_item("references", p.references)?;
+        pd.set_item("distinct_pages", p.distinct_pages)?;
+        procs.append(pd)?;
+    }
+    d.set_item("processes", procs)?;
+    Ok(d.into())
+}
+
+#[pyfunction]
+#[pyo3(signature = (source, out, format, compress=false, progress=None))]
+fn convert(
+    py: Python<'_>,
+    source: &Bound<'_, PyDict>,
+    out: PathBuf,
+    format: &str,
+    compress: bool,
+    progress: Option<PyObject>,
+) -> PyResult<u64> {
+    let spec = source_spec(source)?;
+    let format = TraceFormat::from_name(format).map_err(to_py)?;
+    let mut hook = progress_hook(progress);
+    py.allow_threads(|| {
+        let mut src = spec.open()?;
+        trace::convert(src.as_mut(), &out, format, compress, &mut hook)
+    })
+    .map_err(to_py)
+}
+
+/// Reads Valgrind lackey output from the file descriptor `fd` (a pipe from a running
+/// valgrind; this function takes ownership and closes it) and writes a pagelab trace.
+#[pyfunction]
+#[pyo3(signature = (fd, input_name, out, page_size, compress=false, progress=None))]
+fn capture_lackey_fd(
+    py: Python<'_>,
+    fd: i32,
+    input_name: String,
+    out: PathBuf,
+    page_size: u64,
+    compress: bool,
+    progress: Option<PyObject>,
+) -> PyResult<PyObject> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: the caller hands over an open descriptor it no longer uses.
+    let file = unsafe { std::fs::File::from_raw_fd(fd) };
+    let mut hook = progress_hook(progress);
+    let stats = py
+        .allow_threads(|| trace::capture_lackey(file, &input_name, &out, page_size, compress, &mut hook))
+        .map_err(to_py)?;
+    let d = PyDict::new(py);
+    d.set_item("lines", stats.lines)?;
+    d.set_item("references", stats.references)?;
+    d.set_item("records", stats.records)?;
+    d.set_item("distinct_pages", stats.distinct_pages)?;
+    Ok(d.into())
+}
+
+#[pyfunction]
+#[pyo3(signature = (source, policies, frames, seed=0, progress=None))]
+fn replay(
+    py: Python<'_>,
+    source: &Bound<'_, PyDict>,
+    policies: Vec<String>,
+    frames: Vec<u64>,
+    seed: u64,
+    progress: Option<PyObject>,
+) -> PyResult<PyObject> {
+    let spec = source_spec(source)?;
+    let policies = policies
+        .iter()
+        .map(|p| PolicyKind::from_name(p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(to_py)?;
+    let cfg = ReplayConfig { policies, frames, seed };
+    let mut hook = progress_hook(progress);
+    let results = py
+        .allow_threads(|| engine_replay(&|| spec.open(), &cfg, &mut hook))
+        .map_err(to_py)?;
+    let out = PyList::empty(py);
+    for r in &results {
+        let d = PyDict::new(py);
+        d.set_item("policy", &r.policy)?;
+        d.set_item("frames", r.frames)?;
+        d.set_item("records", r.records)?;
+        d.set_item("references", r.references)?;
+        d.set_item("faults", r.faults)?;
+        d.set_item("compulsory_faults", r.compulsory_faults)?;
+        d.set_item("fault_ratio", r.fault_ratio())?;
+        d.set_item("dirty_evictions", r.dirty_evictions)?;
+        d.set_item("distinct_pages", r.distinct_pages)?;
+        out.append(d)?;
+    }
+    Ok(out.into())
+}
+
+/// The exact LRU fault curve: {"faults": [faults with 1, 2, ... distinct_pages frames], ...}.
+#[pyfunction]
+#[pyo3(signature = (source, progress=None))]
+fn mrc(py: Python<'_>, source: &Bound<'_, PyDict>, progress: Option<PyObject>) -> PyResult<PyObject> {
+    let spec = source_spec(source)?;
+    let mut hook = progress_hook(progress);
+    let curve = py
+        .allow_threads(|| {
+            let mut src = spec.open()?;
+            engine_mrc(src.as_mut(), &mut hook)
+        })
+        .map_err(to_py)?;
+    let d = PyDict::new(py);
+    d.set_item("records", curve.records)?;
+    d.set_item("references", curve.references)?;
+    d.set_item("distinct_pages", curve.distinct_pages)?;
+    d.set_item("compulsory_faults", curve.compulsory_faults)?;
+    d.set_item("faults", curve.faults.clone())?;
+    Ok(d.into())
+}
+
+/// A streaming reader over a source, for `pagelab.Trace` iteration in Python.
+#[pyclass(module = "pagelab._core")]
+struct SourceReader {
+    source: Box<dyn RefSource>,
+    batch: RefBatch,
+}
+
+#[pymethods]
+impl SourceReader {
+    #[new]
+    fn new(py: Python<'_>, source: &Bound<'_, PyDict>) -> PyResult<Self> {
+        let spec = source_spec(source)?;
+        let source = py.allow_threads(|| spec.open()).map_err(to_py)?;
+        Ok(SourceReader { source, batch: RefBatch::default() })
+    }
+
+    /// Meta data: {"name", "page_size", "records" (or None), "processes": [(pid, name)]}.
+    fn meta(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let m = self.source.meta();
+        let d = PyDict::new(py);
+        d.set_item("name", &m.name)?;
+        d.set_item("page_size", m.page_size)?;
+        d.set_item("records", m.records)?;
+        d.set_item("processes", m.processes.clone())?;
+        Ok(d.into())
+    }
+
+    /// The next batch as a dict of lists (id, pid, page, kind code, repeat, gap), or
+    /// None at the end.
+    fn next_batch(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        let n = self.source.next_batch(&mut self.batch).map_err(to_py)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let b = &self.batch;
+        let d = PyDict::new(py);
+        d.set_item("id", b.id.clone())?;
+        d.set_item("pid", b.pid.clone())?;
+        d.set_item("page", b.page.clone())?;
+        d.set_item("kind", b.kind.iter().map(|k| *k as u8).collect::<Vec<u8>>())?;
+        d.set_item("repeat", b.repeat.clone())?;
+        d.set_item("gap", b.gap.clone())?;
+        Ok(Some(d.into()))
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("PagelabError", m.py().get_type::<PagelabError>())?;
+    m.add("ENGINE_VERSION", pagelab_core::ENGINE_VERSION)?;
+    m.add_function(wrap_pyfunction!(workloads, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
+    m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_info, m)?)?;
+    m.add_function(wrap_pyfunction!(convert, m)?)?;
+    m.add_function(wrap_pyfunction!(capture_lackey_fd, m)?)?;
+    m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(mrc, m)?)?;
+    m.add_class::<SourceReader>()?;
+    Ok(())
+}

@@ -1,0 +1,51 @@
+# pagelab: `make demo` and `make test` work on a fresh machine with nothing installed
+# by hand. Every install step lives here.
+
+VENV      := .venv
+PY        := $(VENV)/bin/python
+PIP       := $(VENV)/bin/pip
+DEPS      := $(VENV)/.deps-installed
+PY_DEPS   := maturin numpy pandas pyarrow matplotlib rich pytest
+CARGO     ?= cargo
+SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all setup build demo test test-rust test-python bench clean
+
+all: build
+
+setup: $(DEPS)
+
+# System tools: Rust (the machine image has rustup's cargo), Valgrind for `trace capture`.
+$(VENV)/.system-tools:
+	@command -v $(CARGO) >/dev/null || { echo "make: cargo not found: install Rust (https://rustup.rs)"; exit 1; }
+	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q valgrind; }
+	@mkdir -p $(VENV) && touch $@
+
+$(DEPS): pyproject.toml $(VENV)/.system-tools
+	python3 -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q $(PY_DEPS)
+	@touch $@
+
+# The engine and the bindings, installed into the virtual environment (editable).
+build: $(DEPS)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH \
+	  $(VENV)/bin/maturin develop --release --quiet
+
+demo: build
+	$(VENV)/bin/pagelab demo --out results/demo
+
+test: build test-rust test-python
+
+test-rust:
+	$(CARGO) test --release -p pagelab-core
+
+test-python: build
+	$(VENV)/bin/pytest -q tests
+
+bench: build
+	$(CARGO) bench -p pagelab-core
+	$(VENV)/bin/pagelab bench
+
+clean:
+	rm -rf $(VENV) target results

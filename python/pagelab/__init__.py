@@ -1,0 +1,44 @@
+"""pagelab: a laboratory for virtual-memory paging.
+
+The engine is Rust (``pagelab._core``); this package is the front people use::
+
+    import pagelab
+    w = pagelab.workload("lu", n=256)
+    r = pagelab.replay(w, policy=["lru", "opt"], frames=[100, 200, 400])
+    df = r.to_dataframe()
+    curve = pagelab.mrc(w)            # exact LRU faults for every memory size
+    t = pagelab.Trace.open("prog.plt")
+"""
+
+from ._core import ENGINE_VERSION, PagelabError
+from .api import (
+    MissRatioCurve,
+    ReplayResults,
+    Source,
+    Trace,
+    Workload,
+    mrc,
+    policies,
+    replay,
+    trace_formats,
+    workload,
+    workloads,
+)
+
+__version__ = ENGINE_VERSION
+
+__all__ = [
+    "ENGINE_VERSION",
+    "MissRatioCurve",
+    "PagelabError",
+    "ReplayResults",
+    "Source",
+    "Trace",
+    "Workload",
+    "mrc",
+    "policies",
+    "replay",
+    "trace_formats",
+    "workload",
+    "workloads",
+]

@@ -1,0 +1,280 @@
+"""The Python API: sources (traces and workloads), replay, miss-ratio curves.
+
+Everything here converts arguments and results; the engine (``pagelab._core``) does the
+work. Results convert to pandas DataFrames.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
+
+from . import _core
+from ._core import PagelabError
+
+KIND_NAMES = ("read", "write", "instruction")
+
+ProgressHook = Optional[Callable[[int], None]]
+
+
+class Source:
+    """Something that yields references: a trace file or a built-in workload."""
+
+    def spec(self) -> dict:
+        raise NotImplementedError
+
+    @property
+    def name(self) -> str:
+        raise NotImplementedError
+
+    def meta(self) -> dict:
+        """Page size, process table and record count (None when unknown before reading)."""
+        return _core.SourceReader(self.spec()).meta()
+
+    def info(self, progress: ProgressHook = None) -> dict:
+        """Reads the whole source once: references, distinct pages, footprint, kind mix."""
+        return _core.trace_info(self.spec(), progress)
+
+    def batches(self) -> Iterator[dict]:
+        """Streams the records in batches of numpy arrays: id, pid, page, kind, repeat, gap."""
+        import numpy as np
+
+        reader = _core.SourceReader(self.spec())
+        dtypes = {"id": np.uint32, "pid": np.uint32, "page": np.uint64,
+                  "kind": np.uint8, "repeat": np.uint32, "gap": np.uint32}
+        while True:
+            batch = reader.next_batch()
+            if batch is None:
+                return
+            yield {k: np.asarray(v, dtype=dtypes[k]) for k, v in batch.items()}
+
+    def to_dataframe(self, limit: Optional[int] = None):
+        """The records as a DataFrame (kind as a category); ``limit`` caps the row count."""
+        import numpy as np
+        import pandas as pd
+
+        frames, rows = [], 0
+        for batch in self.batches():
+            df = pd.DataFrame(batch)
+            if limit is not None and rows + len(df) > limit:
+                df = df.iloc[: limit - rows]
+            frames.append(df)
+            rows += len(df)
+            if limit is not None and rows >= limit:
+                break
+        if not frames:
+            df = pd.DataFrame({k: np.array([], dtype=t) for k, t in
+                               [("id", np.uint32), ("pid", np.uint32), ("page", np.uint64),
+                                ("kind", np.uint8), ("repeat", np.uint32), ("gap", np.uint32)]})
+        else:
+            df = pd.concat(frames, ignore_index=True)
+        df["kind"] = pd.Categorical.from_codes(df["kind"].astype("int8"), categories=list(KIND_NAMES))
+        return df
+
+    def save(self, path: Union[str, os.PathLike], format: Optional[str] = None,
+             compress: Optional[bool] = None, progress: ProgressHook = None) -> int:
+        """Writes this source as a trace file; format and compression from the file name
+        unless given. Returns the number of records written."""
+        fmt, zst = output_format(path, format)
+        return _core.convert(self.spec(), os.fspath(path), fmt, zst if compress is None else compress, progress)
+
+
+class Trace(Source):
+    """A trace file in any supported format (see ``trace_formats()``)."""
+
+    def __init__(self, path: Union[str, os.PathLike], format: Optional[str] = None,
+                 page_size: Optional[int] = None):
+        self.path = Path(path)
+        self.format = format
+        self.page_size = page_size
+
+    @classmethod
+    def open(cls, path: Union[str, os.PathLike], format: Optional[str] = None,
+             page_size: Optional[int] = None) -> "Trace":
+        """Opens (and checks the header of) a trace; the format is detected if not given."""
+        trace = cls(path, format, page_size)
+        trace.meta()  # fail now, with the engine's one-line error, if it cannot be read
+        return trace
+
+    @property
+    def name(self) -> str:
+        return str(self.path)
+
+    def spec(self) -> dict:
+        return {"trace": os.fspath(self.path), "format": self.format, "page_size": self.page_size}
+
+    def __repr__(self) -> str:
+        return f"Trace({str(self.path)!r}, format={self.format!r}, page_size={self.page_size!r})"
+
+
+class Workload(Source):
+    """A built-in workload generator with parameters (see ``workloads()``)."""
+
+    def __init__(self, name: str, seed: int = 0, page_size: int = 4096, **params):
+        self.workload_name = name
+        self.seed = int(seed)
+        self.page_size = int(page_size)
+        self.params = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in params.items()}
+
+    @property
+    def name(self) -> str:
+        extra = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+        return f"{self.workload_name}({extra})" if extra else self.workload_name
+
+    def spec(self) -> dict:
+        return {"workload": self.workload_name, "params": dict(self.params),
+                "page_size": self.page_size, "seed": self.seed}
+
+    def __repr__(self) -> str:
+        return f"Workload({self.workload_name!r}, seed={self.seed}, page_size={self.page_size}, params={self.params})"
+
+
+def workload(name: str, seed: int = 0, page_size: int = 4096, **params) -> Workload:
+    """A built-in workload; raises PagelabError for an unknown name or parameter."""
+    w = Workload(name, seed=seed, page_size=page_size, **params)
+    w.meta()  # validates name and parameters now
+    return w
+
+
+def workloads() -> list:
+    """The built-in workloads with their parameters and defaults."""
+    return _core.workloads()
+
+
+def trace_formats() -> list:
+    return list(_core.trace_formats())
+
+
+def policies() -> list:
+    return list(_core.policies())
+
+
+def as_source(source) -> Source:
+    """Accepts a Source, or a path to a trace file."""
+    if isinstance(source, Source):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        return Trace(source)
+    raise TypeError(f"expected a pagelab Trace, Workload or a path, got {type(source).__name__}")
+
+
+def output_format(path, format: Optional[str]) -> tuple:
+    """(format name, compressed) for an output path: explicit format wins, else the
+    extension (.plt, .csv/.txt, .oracleGeneral, with an optional .zst)."""
+    name = os.fspath(path).lower()
+    compressed = name.endswith(".zst")
+    if compressed:
+        name = name[: -len(".zst")]
+    if format:
+        return format, compressed
+    for suffix, fmt in ((".plt", "pagelab"), (".csv", "csv"), (".txt", "csv"),
+                        (".oraclegeneral", "oracle"), (".oraclegeneral.bin", "oracle"),
+                        (".bin", "oracle")):
+        if name.endswith(suffix):
+            return fmt, compressed
+    raise PagelabError(f"{os.fspath(path)}: cannot tell the output format from the file name "
+                       "(expected .plt, .csv, .txt or .oracleGeneral, optionally .zst; or give a format)")
+
+
+class ReplayResults:
+    """Results of one replay: a row per (policy, frames)."""
+
+    COLUMNS = ["source", "policy", "frames", "references", "records", "faults",
+               "compulsory_faults", "fault_ratio", "dirty_evictions", "distinct_pages"]
+
+    def __init__(self, source_name: str, rows: list):
+        self.source_name = source_name
+        self.rows = [dict(source=source_name, **r) for r in rows]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __getitem__(self, i):
+        return self.rows[i]
+
+    def faults(self, policy: str, frames: int) -> int:
+        for r in self.rows:
+            if r["policy"] == policy and r["frames"] == frames:
+                return r["faults"]
+        raise KeyError((policy, frames))
+
+    def to_dataframe(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.rows, columns=self.COLUMNS)
+
+    def to_json(self) -> str:
+        return json.dumps(self.rows, indent=2)
+
+    def __repr__(self) -> str:
+        return f"ReplayResults({self.source_name!r}, {len(self.rows)} rows)"
+
+
+def _as_list(value, what: str) -> list:
+    if isinstance(value, (str, int)):
+        return [value]
+    try:
+        return list(value)
+    except TypeError:
+        raise PagelabError(f"{what}: expected a value or a list of values, got {value!r}") from None
+
+
+def replay(source, policy: Union[str, Sequence[str]] = "lru", frames: Union[int, Iterable[int]] = (),
+           seed: int = 0, progress: ProgressHook = None) -> ReplayResults:
+    """Replays a source under each policy at each memory size (in frames), streaming the
+    source once for all of them, sizes in parallel. Returns ReplayResults."""
+    src = as_source(source)
+    policies_ = [p.strip() for p in _as_list(policy, "policy")]
+    frames_ = _as_list(frames, "frames")
+    if not frames_:
+        raise PagelabError("frames: expected at least one memory size in frames")
+    for f in frames_:
+        if isinstance(f, bool) or not isinstance(f, int) or f <= 0:
+            raise PagelabError(f"frames: expected positive whole numbers, got {f!r}")
+    rows = _core.replay(src.spec(), policies_, frames_, int(seed), progress)
+    return ReplayResults(src.name, rows)
+
+
+class MissRatioCurve:
+    """The exact LRU fault count at every memory size, from one pass (Mattson)."""
+
+    def __init__(self, source_name: str, raw: dict):
+        import numpy as np
+
+        self.source_name = source_name
+        self.records = raw["records"]
+        self.references = raw["references"]
+        self.distinct_pages = raw["distinct_pages"]
+        self.compulsory_faults = raw["compulsory_faults"]
+        #: faults[s - 1] = LRU faults with s frames, s = 1 .. distinct_pages
+        self.faults = np.asarray(raw["faults"], dtype=np.uint64)
+
+    def faults_at(self, frames: int) -> int:
+        if frames <= 0:
+            raise PagelabError(f"frames: expected a positive number, got {frames}")
+        if frames > len(self.faults):
+            return int(self.compulsory_faults)
+        return int(self.faults[frames - 1])
+
+    def to_dataframe(self):
+        import numpy as np
+        import pandas as pd
+
+        frames = np.arange(1, len(self.faults) + 1, dtype=np.uint64)
+        ratio = self.faults / max(self.references, 1)
+        return pd.DataFrame({"frames": frames, "faults": self.faults, "fault_ratio": ratio})
+
+    def __repr__(self) -> str:
+        return (f"MissRatioCurve({self.source_name!r}, {self.references} references, "
+                f"{self.distinct_pages} pages)")
+
+
+def mrc(source, progress: ProgressHook = None) -> MissRatioCurve:
+    """The exact LRU miss-ratio curve of a source, for every memory size, in one pass."""
+    src = as_source(source)
+    return MissRatioCurve(src.name, _core.mrc(src.spec(), progress))

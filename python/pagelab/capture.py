@@ -1,0 +1,54 @@
+"""`pagelab trace capture`: run a real program under Valgrind lackey and stream its
+memory references straight into pagelab's binary format.
+
+Valgrind writes the trace to a pipe (``--log-fd``); the engine parses the stream as it
+arrives, folds consecutive same-page references and writes the trace. The text is never
+stored, so a long run needs no disk space for it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from typing import Optional, Sequence
+
+from . import _core
+from ._core import PagelabError
+
+
+def capture(program: Sequence[str], out, page_size: int = 4096, compress: Optional[bool] = None,
+            progress=None, valgrind: str = "valgrind") -> dict:
+    """Runs ``program`` under ``valgrind --tool=lackey --trace-mem=yes`` and writes the
+    trace to ``out``. Returns capture statistics plus the program's exit status."""
+    if not program:
+        raise PagelabError("trace capture: expected a program to run after '--'")
+    vg = shutil.which(valgrind)
+    if vg is None:
+        raise PagelabError(f"trace capture: '{valgrind}' not found on PATH (run 'make setup' "
+                           "or install valgrind)")
+    exe = program[0]
+    if shutil.which(exe) is None and not os.path.isfile(exe):
+        raise PagelabError(f"trace capture: program '{exe}' not found")
+    out = os.fspath(out)
+    if compress is None:
+        compress = out.lower().endswith(".zst")
+    read_fd, write_fd = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            [vg, "--tool=lackey", "--trace-mem=yes", f"--log-fd={write_fd}", *program],
+            pass_fds=(write_fd,), stdin=subprocess.DEVNULL)
+    except OSError as err:
+        os.close(read_fd)
+        os.close(write_fd)
+        raise PagelabError(f"trace capture: cannot start valgrind: {err}") from None
+    os.close(write_fd)
+    try:
+        # The engine takes ownership of read_fd and closes it.
+        stats = _core.capture_lackey_fd(read_fd, f"lackey output of {exe}", out, int(page_size),
+                                        bool(compress), progress)
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    stats["exit_status"] = proc.wait()
+    return stats

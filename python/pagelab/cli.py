@@ -1,0 +1,364 @@
+"""The `pagelab` command line. Every user mistake ends in one line on stderr,
+``pagelab: error: ...``, and a non-zero exit; never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import List, Optional
+
+from . import api
+from ._core import PagelabError
+from .progress import ProgressBar
+
+EXIT_USAGE = 2
+EXIT_ERROR = 1
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(Exception):
+    """A command-line mistake found after parsing (bad list, bad k=v)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        raise UsageError(f"{self.prog}: {message}")
+
+
+# ---------------------------------------------------------------- argument helpers
+
+def parse_int(text: str, what: str) -> int:
+    """A positive whole number; accepts 4096, 4k, 2M, 1G (binary multiples)."""
+    t = text.strip().lower()
+    mult = 1
+    for suffix, m in (("k", 1 << 10), ("m", 1 << 20), ("g", 1 << 30)):
+        if t.endswith(suffix):
+            t, mult = t[:-1], m
+            break
+    try:
+        value = int(t, 0) * mult
+    except ValueError:
+        raise UsageError(f"{what}: expected a positive whole number (e.g. 4096 or 4k), got '{text}'") from None
+    if value <= 0:
+        raise UsageError(f"{what}: expected a positive whole number, got '{text}'")
+    return value
+
+
+def parse_int_list(text: str, what: str) -> List[int]:
+    items = [x for x in text.split(",") if x.strip()]
+    if not items:
+        raise UsageError(f"{what}: expected a comma-separated list of positive numbers, got '{text}'")
+    return [parse_int(x, what) for x in items]
+
+
+def parse_params(pairs: Optional[List[str]]) -> dict:
+    params = {}
+    for pair in pairs or []:
+        for item in pair.split(","):
+            if not item.strip():
+                continue
+            if "=" not in item:
+                raise UsageError(f"--param: expected NAME=VALUE, got '{item}'")
+            k, v = item.split("=", 1)
+            params[k.strip()] = v.strip()
+    return params
+
+
+def add_source_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--trace", metavar="FILE", help="a trace file (format detected, or --format)")
+    g.add_argument("--workload", metavar="NAME", help="a built-in workload (see 'pagelab workload list')")
+    p.add_argument("--format", metavar="FORMAT", help="trace format: " + ", ".join(api.trace_formats()))
+    p.add_argument("--param", action="append", metavar="K=V", help="workload parameter (repeatable, or k=v,k=v)")
+    p.add_argument("--page-size", metavar="BYTES", help="page size in bytes (power of two)")
+    p.add_argument("--seed", default="0", help="seed for workloads and randomised policies (default 0)")
+
+
+def source_from_args(args) -> api.Source:
+    page_size = parse_int(args.page_size, "--page-size") if args.page_size else None
+    if args.trace:
+        if args.param:
+            raise UsageError("--param: only applies to --workload")
+        return api.Trace.open(args.trace, format=args.format, page_size=page_size)
+    if args.format:
+        raise UsageError("--format: only applies to --trace")
+    return api.workload(args.workload, seed=parse_seed(args.seed), page_size=page_size or 4096,
+                        **parse_params(args.param))
+
+
+def parse_seed(text: str) -> int:
+    try:
+        seed = int(text, 0)
+    except ValueError:
+        raise UsageError(f"--seed: expected a whole number, got '{text}'") from None
+    if seed < 0 or seed >= 1 << 64:
+        raise UsageError(f"--seed: expected a number from 0 to 2^64-1, got '{text}'")
+    return seed
+
+
+def progress_bar(args, description: str, total: Optional[int] = None) -> ProgressBar:
+    return ProgressBar(description, total=total, enabled=args.progress)
+
+
+def print_table(title: str, columns: List[str], rows: List[list]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for i, c in enumerate(columns):
+        table.add_column(c, justify="left" if i == 0 else "right")
+    for r in rows:
+        table.add_row(*[str(x) for x in r])
+    Console().print(table)
+
+
+# ---------------------------------------------------------------- commands
+
+def cmd_trace_info(args) -> int:
+    source = api.Trace.open(args.file, format=args.format,
+                            page_size=parse_int(args.page_size, "--page-size") if args.page_size else None)
+    with progress_bar(args, "reading", source.meta().get("records")) as bar:
+        info = source.info(progress=bar)
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    refs = max(info["references"], 1)
+    rows = [
+        ["file", info["name"]],
+        ["page size", f"{info['page_size']} B"],
+        ["records (page touches)", f"{info['records']:,}"],
+        ["references", f"{info['references']:,}"],
+        ["distinct pages", f"{info['distinct_pages']:,}"],
+        ["footprint", f"{info['footprint_bytes']:,} B ({info['footprint_bytes'] / 2**20:.1f} MiB)"],
+        ["reads", f"{info['reads']:,} ({100 * info['reads'] / refs:.1f}%)"],
+        ["writes", f"{info['writes']:,} ({100 * info['writes'] / refs:.1f}%)"],
+        ["instructions", f"{info['instructions']:,} ({100 * info['instructions'] / refs:.1f}%)"],
+        ["processes", str(len(info["processes"]))],
+    ]
+    for p in info["processes"]:
+        label = f"  pid {p['pid']}" + (f" ({p['name']})" if p["name"] else "")
+        rows.append([label, f"{p['references']:,} refs, {p['distinct_pages']:,} pages"])
+    print_table("trace info", ["", "value"], rows)
+    return 0
+
+
+def cmd_trace_convert(args) -> int:
+    page_size = parse_int(args.page_size, "--page-size") if args.page_size else None
+    source = api.Trace.open(args.input, format=args.from_format, page_size=page_size)
+    fmt, compressed = api.output_format(args.output, args.to_format)
+    with progress_bar(args, "converting", source.meta().get("records")) as bar:
+        n = source.save(args.output, format=fmt, compress=compressed or args.compress, progress=bar)
+    print(f"wrote {n:,} records to {args.output} ({fmt}{', zstd' if compressed or args.compress else ''})")
+    return 0
+
+
+def cmd_trace_capture(args) -> int:
+    from .capture import capture
+
+    program = list(args.program)
+    if program and program[0] == "--":
+        program = program[1:]
+    page_size = parse_int(args.page_size, "--page-size") if args.page_size else 4096
+    with progress_bar(args, "capturing") as bar:
+        stats = capture(program, args.output, page_size=page_size,
+                        compress=True if args.compress else None, progress=bar)
+    print(f"wrote {args.output}: {stats['references']:,} references in {stats['records']:,} records, "
+          f"{stats['distinct_pages']:,} distinct pages of {page_size} B (from {stats['lines']:,} lackey lines)")
+    if stats["exit_status"] != 0:
+        print(f"pagelab: warning: {program[0]} exited with status {stats['exit_status']}; "
+              "the trace holds the references up to its exit", file=sys.stderr)
+    return 0
+
+
+def cmd_workload_list(args) -> int:
+    ws = api.workloads()
+    if args.json:
+        print(json.dumps(ws, indent=2))
+        return 0
+    rows = []
+    for w in ws:
+        params = " ".join(f"{p['name']}={p['default']}" for p in w["params"])
+        rows.append([w["name"], w["summary"], params])
+    print_table("built-in workloads", ["name", "what it is", "parameters (defaults)"], rows)
+    return 0
+
+
+def cmd_workload_emit(args) -> int:
+    page_size = parse_int(args.page_size, "--page-size") if args.page_size else 4096
+    w = api.workload(args.name, seed=parse_seed(args.seed), page_size=page_size, **parse_params(args.param))
+    fmt, compressed = api.output_format(args.output, args.format)
+    with progress_bar(args, "generating", w.meta().get("records")) as bar:
+        n = w.save(args.output, format=fmt, compress=compressed, progress=bar)
+    print(f"wrote {n:,} records of {w.name} to {args.output} ({fmt}{', zstd' if compressed else ''})")
+    return 0
+
+
+def cmd_replay(args) -> int:
+    source = source_from_args(args)
+    policies = [p.strip() for p in args.policy.split(",") if p.strip()]
+    if not policies:
+        raise UsageError(f"--policy: expected a comma-separated list of: {', '.join(api.policies())}")
+    frames = parse_int_list(args.frames, "--frames")
+    with progress_bar(args, "replaying", source.meta().get("records")) as bar:
+        results = api.replay(source, policy=policies, frames=frames, seed=parse_seed(args.seed), progress=bar)
+    df = results.to_dataframe()
+    if args.csv:
+        from .files import atomic_path
+
+        with atomic_path(args.csv) as tmp:
+            df.to_csv(tmp, index=False)
+    if args.json:
+        print(results.to_json())
+        return 0
+    rows = [[r["policy"], f"{r['frames']:,}", f"{r['references']:,}", f"{r['faults']:,}",
+             f"{r['compulsory_faults']:,}", f"{r['faults'] - r['compulsory_faults']:,}",
+             f"{r['fault_ratio']:.4f}", f"{r['dirty_evictions']:,}"] for r in results]
+    print_table(f"replay of {source.name}",
+                ["policy", "frames", "references", "faults", "compulsory", "other", "fault ratio",
+                 "write-backs"], rows)
+    return 0
+
+
+def cmd_mrc(args) -> int:
+    from .files import atomic_path
+    from .plots import plot_mrc
+
+    source = source_from_args(args)
+    with progress_bar(args, "stack distances", source.meta().get("records")) as bar:
+        curve = api.mrc(source, progress=bar)
+    df = curve.to_dataframe()
+    out = args.output
+    with atomic_path(out) as tmp:
+        df.to_csv(tmp, index=False)
+    plot = args.plot or os.path.splitext(out)[0] + ".png"
+    plot_mrc([curve], plot, title=f"LRU fault curve: {source.name}")
+    print(f"{source.name}: {curve.references:,} references, {curve.distinct_pages:,} distinct pages, "
+          f"{curve.compulsory_faults:,} compulsory faults")
+    print(f"wrote {out} ({len(df):,} sizes) and {plot}")
+    return 0
+
+
+def cmd_bench(args) -> int:
+    from .bench import run_bench
+
+    return run_bench(args)
+
+
+def cmd_demo(args) -> int:
+    from .demo import run_demo
+
+    return run_demo(args.out, progress=args.progress)
+
+
+# ---------------------------------------------------------------- parser
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(prog="pagelab", description="A laboratory for virtual-memory paging.")
+    p.add_argument("--progress", dest="progress", action="store_true", default=None,
+                   help="always show progress bars on stderr (default: only on a terminal)")
+    p.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress bars")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+
+    trace = sub.add_parser("trace", help="inspect, convert and capture traces")
+    tsub = trace.add_subparsers(dest="trace_command", metavar="SUBCOMMAND", parser_class=Parser)
+    info = tsub.add_parser("info", help="references, pages, footprint, processes, kind mix")
+    info.add_argument("file")
+    info.add_argument("--format", help="input format (default: detected)")
+    info.add_argument("--page-size", help="page size in bytes")
+    info.add_argument("--json", action="store_true", help="machine-readable output")
+    info.set_defaults(func=cmd_trace_info)
+    conv = tsub.add_parser("convert", help="convert between trace formats")
+    conv.add_argument("input")
+    conv.add_argument("output")
+    conv.add_argument("--from", dest="from_format", help="input format (default: detected)")
+    conv.add_argument("--to", dest="to_format", help="output format (default: from the file name)")
+    conv.add_argument("--page-size", help="page size of the output, in bytes")
+    conv.add_argument("--compress", action="store_true", help="zstd-compress the output")
+    conv.set_defaults(func=cmd_trace_convert)
+    cap = tsub.add_parser("capture", help="run a program under Valgrind lackey, write a pagelab trace")
+    cap.add_argument("-o", "--output", required=True, help="output trace (.plt or .plt.zst)")
+    cap.add_argument("--page-size", help="page size in bytes (default 4096)")
+    cap.add_argument("--compress", action="store_true", help="zstd-compress the output")
+    cap.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS...")
+    cap.set_defaults(func=cmd_trace_capture)
+
+    wl = sub.add_parser("workload", help="list and emit built-in workloads")
+    wsub = wl.add_subparsers(dest="workload_command", metavar="SUBCOMMAND", parser_class=Parser)
+    wlist = wsub.add_parser("list", help="the built-in workloads and their parameters")
+    wlist.add_argument("--json", action="store_true")
+    wlist.set_defaults(func=cmd_workload_list)
+    emit = wsub.add_parser("emit", help="write a workload's references as a trace")
+    emit.add_argument("name")
+    emit.add_argument("-o", "--output", required=True)
+    emit.add_argument("--param", action="append", metavar="K=V")
+    emit.add_argument("--format", help="output format (default: from the file name)")
+    emit.add_argument("--page-size", help="page size in bytes (default 4096)")
+    emit.add_argument("--seed", default="0")
+    emit.set_defaults(func=cmd_workload_emit)
+
+    rp = sub.add_parser("replay", help="fault counts per policy and memory size")
+    add_source_args(rp)
+    rp.add_argument("--policy", default="lru", help="comma-separated: " + ", ".join(api.policies()))
+    rp.add_argument("--frames", required=True, help="comma-separated memory sizes in frames")
+    rp.add_argument("--json", action="store_true", help="machine-readable output")
+    rp.add_argument("--csv", help="also write the table to this CSV file")
+    rp.set_defaults(func=cmd_replay)
+
+    mr = sub.add_parser("mrc", help="exact LRU fault curve for every memory size (Mattson)")
+    add_source_args(mr)
+    mr.add_argument("-o", "--output", default="mrc.csv", help="CSV output (default mrc.csv)")
+    mr.add_argument("--plot", help="figure (default: the CSV name with .png)")
+    mr.set_defaults(func=cmd_mrc)
+
+    bench = sub.add_parser("bench", help="whole-program replay throughput on a Zipf trace")
+    bench.add_argument("--refs", default="10000000", help="references (default 10M)")
+    bench.add_argument("--pages", default="750000", help="distinct pages (default 750k)")
+    bench.add_argument("--alpha", default="1.0", help="Zipf exponent (default 1.0)")
+    bench.add_argument("--frames", default=None, help="frames (default 10%% of pages)")
+    bench.add_argument("--policy", default="lru,clock,fifo,random,opt", help="policies to time")
+    bench.add_argument("--repeat", default="3", help="runs per measurement; the best is reported")
+    bench.add_argument("--json", action="store_true")
+    bench.set_defaults(func=cmd_bench)
+
+    demo = sub.add_parser("demo", help="replay built-in workloads under every policy; table, figures, JSON")
+    demo.add_argument("--out", default="results/demo", help="output directory (default results/demo)")
+    demo.set_defaults(func=cmd_demo)
+    return p
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return EXIT_USAGE
+        return args.func(args)
+    except UsageError as err:
+        print(f"pagelab: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except PagelabError as err:
+        print(f"pagelab: error: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("pagelab: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # e.g. `pagelab workload list | head`: not an error of ours
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0
+    except OSError as err:
+        name = f"{err.filename}: " if err.filename else ""
+        print(f"pagelab: error: {name}{err.strerror or err}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

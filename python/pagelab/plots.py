@@ -1,0 +1,62 @@
+"""Figures with matplotlib (Agg backend): fault curves per policy and miss-ratio curves.
+Readable in black-and-white print: distinct markers and line styles, labelled axes."""
+
+from __future__ import annotations
+
+import os
+from typing import Union
+
+from .files import atomic_path
+
+STYLES = [("-", "o"), ("--", "s"), ("-.", "^"), (":", "D"), ((0, (5, 1)), "v"), ((0, (3, 1, 1, 1)), "x")]
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, path: Union[str, os.PathLike]) -> None:
+    suffix = os.fspath(path).rsplit(".", 1)[-1]
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=suffix, dpi=120, bbox_inches="tight")
+
+
+def plot_fault_curves(df, path, title: str) -> None:
+    """Faults against memory size, one line per policy (``df`` from ReplayResults)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for i, (policy, group) in enumerate(df.groupby("policy", sort=False)):
+        ls, marker = STYLES[i % len(STYLES)]
+        group = group.sort_values("frames")
+        ax.plot(group["frames"], group["faults"], linestyle=ls, marker=marker, color="black",
+                markerfacecolor="white", label=policy)
+    ax.set_xlabel("memory size (frames)")
+    ax.set_ylabel("page faults")
+    ax.set_title(title)
+    ax.grid(True, color="0.85")
+    ax.legend(frameon=False)
+    _save(fig, path)
+    plt.close(fig)
+
+
+def plot_mrc(curves, path, title: str = "LRU miss-ratio curves") -> None:
+    """Fault ratio against memory size for one or more MissRatioCurve objects."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for i, curve in enumerate(curves):
+        ls, _ = STYLES[i % len(STYLES)]
+        df = curve.to_dataframe()
+        ax.plot(df["frames"], df["fault_ratio"], linestyle=ls, color="black", label=curve.source_name)
+    ax.set_xlabel("memory size (frames)")
+    ax.set_ylabel("fault ratio (faults / reference)")
+    ax.set_title(title)
+    ax.set_ylim(bottom=0)
+    ax.grid(True, color="0.85")
+    ax.legend(frameon=False, fontsize="small")
+    _save(fig, path)
+    plt.close(fig)

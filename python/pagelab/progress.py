@@ -1,0 +1,62 @@
+"""A progress bar on stderr for runs longer than a second (rich), fed by the engine's
+per-batch progress callback. Quiet runs and non-terminals get no bar unless forced."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Optional
+
+
+class ProgressBar:
+    """Callable progress hook: ``hook(records_done)``. The bar appears only once the run
+    has lasted ``delay`` seconds, so short runs print nothing."""
+
+    def __init__(self, description: str, total: Optional[int] = None, enabled: Optional[bool] = None,
+                 delay: float = 1.0):
+        self.description = description
+        self.total = total
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.delay = delay
+        self.start = time.monotonic()
+        self._progress = None
+        self._task = None
+        self._offset = 0
+        self._last = 0
+
+    def __enter__(self) -> "ProgressBar":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def next_pass(self) -> None:
+        """The engine restarts its count (e.g. OPT's pre-pass, then the replay)."""
+        self._offset += self._last
+        self._last = 0
+
+    def __call__(self, done: int) -> None:
+        if done < self._last:
+            self.next_pass()
+        self._last = done
+        if not self.enabled:
+            return
+        if self._progress is None:
+            if time.monotonic() - self.start < self.delay:
+                return
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            self._progress = Progress(
+                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("records"), TimeElapsedColumn(), TimeRemainingColumn(),
+                console=Console(stderr=True), transient=False)
+            self._progress.start()
+            self._task = self._progress.add_task(self.description, total=self.total)
+        self._progress.update(self._task, completed=self._offset + done)
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None

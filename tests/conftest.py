@@ -1,0 +1,38 @@
+"""End-to-end tests run the real `pagelab` command in a subprocess, as a user would."""
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+
+import pytest
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+def run_cli(*args, cwd=None, timeout=300) -> Run:
+    proc = subprocess.run([sys.executable, "-m", "pagelab", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def assert_user_error(r: Run, *fragments: str) -> None:
+    """One line on stderr starting 'pagelab: error:', containing every fragment;
+    a non-zero exit; no traceback."""
+    assert r.code != 0, r
+    assert "Traceback" not in r.err, r.err
+    lines = [l for l in r.err.splitlines() if l.strip()]
+    assert len(lines) == 1, r.err
+    assert lines[0].startswith("pagelab: error:"), lines[0]
+    for f in fragments:
+        assert f in lines[0], (f, lines[0])
+
+
+@pytest.fixture
+def cli():
+    return run_cli

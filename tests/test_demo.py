@@ -1,0 +1,21 @@
+"""`make demo` runs `pagelab demo`: it must finish and leave its table, figures and JSON."""
+
+import json
+
+from conftest import run_cli
+
+
+def test_demo(tmp_path):
+    out = tmp_path / "demo"
+    r = run_cli("demo", "--out", out, timeout=900)
+    assert r.code == 0, r.err
+    assert "OPT" in r.out and str(out) in r.out
+    summary = json.loads((out / "summary.json").read_text())
+    assert len(summary["workloads"]) >= 8
+    for w in summary["workloads"]:
+        assert (out / w["figure"]).stat().st_size > 1000
+        for f in w["frames"]:
+            opt = w["faults"]["opt"][str(f)]
+            assert all(w["faults"][p][str(f)] >= opt for p in w["faults"])
+    assert (out / "mrc.png").stat().st_size > 1000
+    assert (out / "replay.csv").read_text().startswith("source,policy,frames")

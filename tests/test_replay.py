@@ -1,0 +1,120 @@
+"""Replay and miss-ratio curves through the Python API and the CLI, checked against
+theory: OPT is a lower bound, LRU equals the Mattson curve at every size, a loop of
+n+1 pages defeats LRU and FIFO."""
+
+import json
+
+import pytest
+
+from conftest import run_cli
+
+import pagelab
+
+POLICIES = ["lru", "fifo", "clock", "random", "opt"]
+
+#: every built-in workload at a small size (the names and parameters the engine lists)
+SMALL = {
+    "lu": {"n": 96},
+    "sor": {"n": 96, "iterations": 2},
+    "matmul": {"n": 48},
+    "mergesort": {"n": 20000},
+    "bitrev": {"n": 16384},
+    "jacobi": {"n": 96, "m": 96, "iterations": 2},
+    "spmv": {"rows": 3000},
+    "shrinking-loop": {},
+    "scan": {"pages": 300, "passes": 3},
+    "uniform": {"pages": 400, "refs": 20000},
+    "zipf": {"pages": 2000, "refs": 30000},
+    "phases": {},
+}
+
+
+def test_every_listed_workload_is_covered():
+    names = {w["name"] for w in pagelab.workloads()}
+    assert set(SMALL) <= names, set(SMALL) - names
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_opt_lower_bound_and_lru_equals_mattson(name):
+    w = pagelab.workload(name, seed=3, **SMALL[name])
+    curve = pagelab.mrc(w)
+    pages = curve.distinct_pages
+    assert pages > 0
+    frames = sorted({max(1, pages * k // 8) for k in range(1, 8)} | {1, pages, pages + 5})
+    r = pagelab.replay(w, policy=POLICIES, frames=frames, seed=7)
+    for f in frames:
+        opt = r.faults("opt", f)
+        for p in POLICIES:
+            assert opt <= r.faults(p, f), (name, p, f)
+        assert r.faults("lru", f) == curve.faults_at(f), (name, f)
+    # with all pages resident, every policy faults exactly once per page
+    for p in POLICIES:
+        assert r.faults(p, pages) == pages == curve.compulsory_faults
+
+
+def test_loop_of_n_plus_one_pages():
+    n, passes = 100, 20
+    w = pagelab.workload("scan", pages=n + 1, passes=passes)
+    r = pagelab.replay(w, policy=["lru", "fifo", "opt"], frames=[n])
+    total = (n + 1) * passes
+    assert r.faults("lru", n) == total
+    assert r.faults("fifo", n) == total
+    opt = r.faults("opt", n)
+    # n+1 compulsory, then about one fault every n references
+    assert n + 1 <= opt <= n + 1 + total // n + passes
+
+
+def test_results_dataframe_and_determinism():
+    w = pagelab.workload("zipf", seed=11, pages=3000, refs=50000)
+    a = pagelab.replay(w, policy=["random", "clock"], frames=[100, 500], seed=5).to_dataframe()
+    b = pagelab.replay(w, policy=["random", "clock"], frames=[100, 500], seed=5).to_dataframe()
+    assert list(a.columns) == pagelab.ReplayResults.COLUMNS
+    assert len(a) == 4
+    assert a.equals(b)
+    assert (a["fault_ratio"] == a["faults"] / a["references"]).all()
+
+
+def test_cli_replay_json_matches_api(tmp_path):
+    r = run_cli("replay", "--workload", "lu", "--param", "n=64", "--policy", "lru,opt",
+                "--frames", "8,16,32", "--json", "--csv", tmp_path / "r.csv")
+    assert r.code == 0, r.err
+    rows = json.loads(r.out)
+    api = pagelab.replay(pagelab.workload("lu", n=64), policy=["lru", "opt"], frames=[8, 16, 32])
+    assert [(x["policy"], x["frames"], x["faults"], x["dirty_evictions"]) for x in rows] == \
+           [(x["policy"], x["frames"], x["faults"], x["dirty_evictions"]) for x in api]
+    assert (tmp_path / "r.csv").read_text().startswith("source,policy,frames")
+
+
+def test_cli_replay_table():
+    r = run_cli("replay", "--workload", "scan", "--param", "pages=50,passes=2", "--frames", "10,60",
+                "--policy", "lru,fifo,clock,opt,random")
+    assert r.code == 0, r.err
+    for p in POLICIES:
+        assert p in r.out
+
+
+def test_cli_mrc_writes_csv_and_plot(tmp_path):
+    out = tmp_path / "curve.csv"
+    r = run_cli("mrc", "--workload", "scan", "--param", "pages=64,passes=3", "-o", out)
+    assert r.code == 0, r.err
+    lines = out.read_text().splitlines()
+    assert lines[0] == "frames,faults,fault_ratio"
+    assert len(lines) == 1 + 64
+    # a loop of 64 pages: every reference faults below 64 frames, only compulsory at 64
+    assert lines[1].split(",")[:2] == ["1", str(64 * 3)]
+    assert lines[63].split(",")[:2] == ["63", str(64 * 3)]
+    assert lines[64].split(",")[:2] == ["64", "64"]
+    assert (tmp_path / "curve.png").stat().st_size > 1000
+
+
+def test_progress_bar_when_forced():
+    r = run_cli("--progress", "replay", "--workload", "zipf", "--param", "pages=200000,refs=6000000",
+                "--policy", "lru,opt", "--frames", "20000")
+    assert r.code == 0, r.err
+    assert "records" in r.err
+
+
+def test_page_size_changes_pages():
+    small = pagelab.workload("matmul", n=64, page_size=4096)
+    big = pagelab.workload("matmul", n=64, page_size=16384)
+    assert pagelab.mrc(big).distinct_pages < pagelab.mrc(small).distinct_pages
