@@ -9,6 +9,7 @@ pub mod analysis;
 pub mod error;
 pub mod policy;
 pub mod replay;
+pub mod source;
 pub mod trace;
 pub mod workload;
 
