@@ -10,6 +10,7 @@ pub mod error;
 pub mod policy;
 pub mod replay;
 pub mod source;
+pub mod stream;
 pub mod trace;
 pub mod workload;
 

@@ -3,6 +3,7 @@
 //! `pagelab.PagelabError` with the engine's one-line message. No logic lives here.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use pagelab_core::analysis::mrc as engine_mrc;
 use pagelab_core::policy::PolicyKind;
@@ -251,8 +252,9 @@ fn mrc(py: Python<'_>, source: &Bound<'_, PyDict>, progress: Option<PyObject>) -
 /// A streaming reader over a source, for `pagelab.Trace` iteration in Python.
 #[pyclass(module = "pagelab._core")]
 struct SourceReader {
-    source: Box<dyn RefSource>,
-    batch: RefBatch,
+    /// A Mutex makes the reader Sync, as PyO3 requires of a class that Python threads
+    /// may share; iteration is sequential anyway.
+    inner: Mutex<(Box<dyn RefSource>, RefBatch)>,
 }
 
 #[pymethods]
@@ -261,12 +263,13 @@ impl SourceReader {
     fn new(py: Python<'_>, source: &Bound<'_, PyDict>) -> PyResult<Self> {
         let spec = source_spec(source)?;
         let source = py.allow_threads(|| spec.open()).map_err(to_py)?;
-        Ok(SourceReader { source, batch: RefBatch::default() })
+        Ok(SourceReader { inner: Mutex::new((source, RefBatch::default())) })
     }
 
     /// Meta data: {"name", "page_size", "records" (or None), "processes": [(pid, name)]}.
     fn meta(&self, py: Python<'_>) -> PyResult<PyObject> {
-        let m = self.source.meta();
+        let guard = self.inner.lock().map_err(|_| PagelabError::new_err("reader poisoned"))?;
+        let m = guard.0.meta();
         let d = PyDict::new(py);
         d.set_item("name", &m.name)?;
         d.set_item("page_size", m.page_size)?;
@@ -277,12 +280,14 @@ impl SourceReader {
 
     /// The next batch as a dict of lists (id, pid, page, kind code, repeat, gap), or
     /// None at the end.
-    fn next_batch(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
-        let n = self.source.next_batch(&mut self.batch).map_err(to_py)?;
+    fn next_batch(&self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        let mut guard = self.inner.lock().map_err(|_| PagelabError::new_err("reader poisoned"))?;
+        let (source, batch) = &mut *guard;
+        let n = py.allow_threads(|| source.next_batch(batch)).map_err(to_py)?;
         if n == 0 {
             return Ok(None);
         }
-        let b = &self.batch;
+        let b = &*batch;
         let d = PyDict::new(py);
         d.set_item("id", b.id.clone())?;
         d.set_item("pid", b.pid.clone())?;

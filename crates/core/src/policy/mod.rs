@@ -5,7 +5,22 @@
 //! replay and, later, the timed system, where reclaim asks the policy for victims and
 //! the memory manager applies mechanism rules around it.
 
+mod clock;
+mod fifo;
+mod list;
+mod lru;
+mod opt;
+mod random;
+
+pub use clock::Clock;
+pub use fifo::Fifo;
+pub use list::PageList;
+pub use lru::Lru;
+pub use opt::{next_use_times, Opt, NEVER};
+pub use random::RandomPolicy;
+
 use crate::trace::PageId;
+use crate::{Error, Result};
 
 /// The replacement-policy interface. The caller owns residency: it calls `on_hit` for a
 /// resident page, `on_insert` after loading a page, and `select_victim` when a frame is
@@ -24,4 +39,43 @@ pub trait ReplacementPolicy: Send {
     /// A resident page leaves memory for another reason (freed, migrated, evicted by a
     /// mechanism rule); forget it.
     fn on_remove(&mut self, page: PageId);
+}
+
+/// The policies a user can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PolicyKind {
+    Lru,
+    Fifo,
+    Clock,
+    Random,
+    Opt,
+}
+
+impl PolicyKind {
+    pub const ALL: [PolicyKind; 5] =
+        [PolicyKind::Lru, PolicyKind::Fifo, PolicyKind::Clock, PolicyKind::Random, PolicyKind::Opt];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PolicyKind::Lru => "lru",
+            PolicyKind::Fifo => "fifo",
+            PolicyKind::Clock => "clock",
+            PolicyKind::Random => "random",
+            PolicyKind::Opt => "opt",
+        }
+    }
+
+    /// Case-insensitive; an unknown name is an error listing the known ones.
+    pub fn from_name(name: &str) -> Result<PolicyKind> {
+        let lower = name.trim().to_ascii_lowercase();
+        PolicyKind::ALL.iter().copied().find(|p| p.name() == lower).ok_or_else(|| {
+            let known: Vec<&str> = PolicyKind::ALL.iter().map(|p| p.name()).collect();
+            Error::invalid("policy", format!("unknown policy '{name}' (expected one of: {})", known.join(", ")))
+        })
+    }
+
+    /// True for policies that need the whole future of the stream (a pre-pass).
+    pub fn needs_future(self) -> bool {
+        self == PolicyKind::Opt
+    }
 }

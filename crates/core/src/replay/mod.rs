@@ -1,1 +1,137 @@
-//! Fast single-pool replay.
+//! Fast single-pool replay: one stream, many (policy, memory size) simulations.
+//!
+//! The source is read once (twice when OPT needs its pre-pass); each batch is handed to
+//! every simulation, the simulations running in parallel over policies and sizes.
+
+mod simulation;
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::policy::{next_use_times, Clock, Fifo, Lru, Opt, PolicyKind, RandomPolicy, NEVER};
+use crate::stream::for_each_batch;
+use crate::trace::{Progress, RefSource};
+use crate::{Error, Result};
+pub use simulation::{PoolSimulation, Simulate};
+
+/// What to replay: every policy at every memory size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayConfig {
+    pub policies: Vec<PolicyKind>,
+    /// Memory sizes in frames (pages of the source's page size).
+    pub frames: Vec<u64>,
+    /// Seed of randomised policies.
+    pub seed: u64,
+}
+
+/// Counts of one (policy, memory size) replay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayResult {
+    pub policy: String,
+    pub frames: u64,
+    /// Records (page touches) in the stream.
+    pub records: u64,
+    /// References (records times their repeat counts).
+    pub references: u64,
+    /// Page faults, compulsory ones included.
+    pub faults: u64,
+    /// First-touch faults, which no policy avoids.
+    pub compulsory_faults: u64,
+    /// Evictions of pages written since they were loaded: the write-backs.
+    pub dirty_evictions: u64,
+    pub distinct_pages: u64,
+}
+
+impl ReplayResult {
+    /// Faults per reference.
+    pub fn fault_ratio(&self) -> f64 {
+        if self.references == 0 {
+            0.0
+        } else {
+            self.faults as f64 / self.references as f64
+        }
+    }
+}
+
+impl ReplayConfig {
+    pub fn validate(&self) -> Result<()> {
+        if self.policies.is_empty() {
+            return Err(Error::invalid("policy", "expected at least one policy"));
+        }
+        if self.frames.is_empty() {
+            return Err(Error::invalid("frames", "expected at least one memory size in frames"));
+        }
+        for &f in &self.frames {
+            if f == 0 || f >= u32::MAX as u64 {
+                return Err(Error::invalid("frames", format!("expected a memory size from 1 to {} frames, got {f}", u32::MAX - 1)));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The OPT pre-pass: next-use time of every record of the stream.
+fn opt_prepass(src: &mut dyn RefSource, progress: Progress) -> Result<Vec<u32>> {
+    let mut ids = Vec::new();
+    let mut pages = 0;
+    for_each_batch(src, progress, |batch, distinct| {
+        if ids.len() + batch.len() >= NEVER as usize {
+            return Err(Error::invalid("opt", format!("the stream has more than {} records, the most OPT handles", NEVER - 1)));
+        }
+        ids.extend_from_slice(&batch.id);
+        pages = distinct;
+        Ok(())
+    })?;
+    Ok(next_use_times(ids, pages))
+}
+
+/// Replays the stream that `open` yields (called once, or twice with OPT) under each
+/// policy at each size. Results come in the order policies x frames of `cfg`.
+pub fn replay(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig, progress: Progress) -> Result<Vec<ReplayResult>> {
+    cfg.validate()?;
+    let next_use = if cfg.policies.iter().any(|p| p.needs_future()) {
+        let mut src = open()?;
+        Some(Arc::new(opt_prepass(src.as_mut(), &mut *progress)?))
+    } else {
+        None
+    };
+    let mut sims: Vec<Box<dyn Simulate>> = Vec::new();
+    for &policy in &cfg.policies {
+        for &frames in &cfg.frames {
+            let frames = frames as u32;
+            sims.push(match policy {
+                PolicyKind::Lru => Box::new(PoolSimulation::new(Lru::new(), frames)),
+                PolicyKind::Fifo => Box::new(PoolSimulation::new(Fifo::new(), frames)),
+                PolicyKind::Clock => Box::new(PoolSimulation::new(Clock::new(), frames)),
+                PolicyKind::Random => Box::new(PoolSimulation::new(RandomPolicy::new(cfg.seed), frames)),
+                PolicyKind::Opt => {
+                    let next = next_use.clone().expect("pre-pass ran");
+                    Box::new(PoolSimulation::new(Opt::new(next), frames))
+                }
+            });
+        }
+    }
+    let mut src = open()?;
+    let (mut time, mut references) = (0u64, 0u64);
+    for_each_batch(src.as_mut(), progress, |batch, distinct| {
+        if let Some(next) = &next_use {
+            if time + batch.len() as u64 > next.len() as u64 {
+                return Err(Error::invalid("replay", "the source changed between OPT's pre-pass and the replay"));
+            }
+        }
+        if sims.len() == 1 {
+            sims[0].run(batch, distinct, time);
+        } else {
+            sims.par_iter_mut().for_each(|s| s.run(batch, distinct, time));
+        }
+        time += batch.len() as u64;
+        references += batch.repeat.iter().map(|&r| r as u64).sum::<u64>();
+        Ok(())
+    })?;
+    let distinct = src.distinct_pages() as u64;
+    Ok(sims.iter().map(|s| s.result(time, references, distinct)).collect())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,109 @@
+//! OPT (Belady 1966, MIN): evict the resident page whose next reference is farthest in
+//! the future. The future comes from a pre-pass that gives, for every record index, the
+//! index of the next record that touches the same page ([`next_use_times`]).
+//!
+//! Resident pages sit in a max-heap keyed by next use. A reference pushes the page's
+//! new key; the old entry goes stale and is skipped when popped (its key no longer
+//! equals the page's current key). The heap is compacted when stale entries outnumber
+//! live ones, so memory stays O(frames) and each reference costs O(log frames).
+
+use std::collections::BinaryHeap;
+
+use super::ReplacementPolicy;
+use crate::trace::PageId;
+
+/// Next-use time of a record whose page is never touched again.
+pub const NEVER: u32 = u32::MAX;
+
+/// Key 0 marks a page that is not resident (no record's next use can be 0).
+const NOT_RESIDENT: u32 = 0;
+
+/// For each record index `t` of `ids`, the index of the next record with the same id,
+/// or [`NEVER`]. `pages` bounds the ids.
+pub fn next_use_times(ids: impl IntoIterator<Item = PageId>, pages: usize) -> Vec<u32> {
+    let mut next = Vec::new();
+    let mut last = vec![NEVER; pages];
+    for (t, id) in ids.into_iter().enumerate() {
+        let id = id as usize;
+        if id >= last.len() {
+            last.resize(id + 1, NEVER);
+        }
+        next.push(NEVER);
+        let prev = last[id];
+        if prev != NEVER {
+            next[prev as usize] = t as u32;
+        }
+        last[id] = t as u32;
+    }
+    next
+}
+
+#[derive(Debug)]
+pub struct Opt {
+    next_use: std::sync::Arc<Vec<u32>>,
+    heap: BinaryHeap<(u32, PageId)>,
+    key: Vec<u32>,
+    resident: usize,
+}
+
+impl Opt {
+    /// `next_use[t]` for every record index `t` of the stream this policy will see.
+    pub fn new(next_use: std::sync::Arc<Vec<u32>>) -> Self {
+        Opt { next_use, heap: BinaryHeap::new(), key: Vec::new(), resident: 0 }
+    }
+
+    #[inline]
+    fn push(&mut self, page: PageId, time: u64) {
+        let k = self.next_use[time as usize];
+        self.key[page as usize] = k;
+        self.heap.push((k, page));
+        if self.heap.len() > 2 * self.resident + 1024 {
+            let key = &self.key;
+            self.heap.retain(|&(k, p)| key[p as usize] == k);
+        }
+    }
+}
+
+impl ReplacementPolicy for Opt {
+    fn name(&self) -> &'static str {
+        "opt"
+    }
+    fn reserve_pages(&mut self, pages: usize) {
+        if pages > self.key.len() {
+            self.key.resize(pages, NOT_RESIDENT);
+        }
+    }
+    #[inline]
+    fn on_hit(&mut self, page: PageId, time: u64) {
+        self.push(page, time);
+    }
+    #[inline]
+    fn on_insert(&mut self, page: PageId, time: u64) {
+        self.resident += 1;
+        self.push(page, time);
+    }
+    fn select_victim(&mut self, _time: u64) -> PageId {
+        while let Some((k, page)) = self.heap.pop() {
+            if self.key[page as usize] == k {
+                self.key[page as usize] = NOT_RESIDENT;
+                self.resident -= 1;
+                return page;
+            }
+        }
+        panic!("select_victim with no resident page")
+    }
+    fn on_remove(&mut self, page: PageId) {
+        self.key[page as usize] = NOT_RESIDENT;
+        self.resident -= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_use_of_a_small_stream() {
+        assert_eq!(next_use_times([0, 1, 0, 2, 1, 0], 3), vec![2, 4, 5, NEVER, NEVER, NEVER]);
+    }
+}

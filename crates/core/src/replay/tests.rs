@@ -1,0 +1,131 @@
+//! Replay against theory: OPT is a lower bound, LRU equals the stack-distance curve,
+//! a loop of n+1 pages defeats LRU and FIFO, write-backs count dirty evictions.
+
+use super::*;
+use crate::analysis::mrc;
+use crate::trace::{AccessKind, Reference, VecSource};
+
+fn pages_source(pages: Vec<u64>) -> impl Fn() -> Result<Box<dyn RefSource>> {
+    move || Ok(Box::new(VecSource::from_pages(&pages)) as Box<dyn RefSource>)
+}
+
+fn run(open: &dyn Fn() -> Result<Box<dyn RefSource>>, policies: &[PolicyKind], frames: &[u64]) -> Vec<ReplayResult> {
+    let cfg = ReplayConfig { policies: policies.to_vec(), frames: frames.to_vec(), seed: 7 };
+    replay(open, &cfg, &mut |_| true).unwrap()
+}
+
+fn faults(results: &[ReplayResult], policy: &str, frames: u64) -> u64 {
+    results.iter().find(|r| r.policy == policy && r.frames == frames).unwrap().faults
+}
+
+fn random_pages(n: usize, range: u64, seed: u64) -> Vec<u64> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            // skewed: low pages far more often
+            let r = (x >> 33) % range;
+            r * r / range
+        })
+        .collect()
+}
+
+#[test]
+fn loop_of_n_plus_one_pages() {
+    let n = 50u64;
+    let passes = 30u64;
+    let pages: Vec<u64> = (0..passes).flat_map(|_| 0..=n).collect();
+    let open = pages_source(pages);
+    let r = run(&open, &PolicyKind::ALL, &[n]);
+    let total = (n + 1) * passes;
+    assert_eq!(faults(&r, "lru", n), total);
+    assert_eq!(faults(&r, "fifo", n), total);
+    assert_eq!(faults(&r, "clock", n), total);
+    let opt = faults(&r, "opt", n);
+    assert!(opt >= n + 1 && opt <= n + 1 + total / n + passes, "{opt}");
+}
+
+#[test]
+fn opt_is_a_lower_bound_and_lru_matches_the_curve() {
+    let pages = random_pages(60_000, 900, 3);
+    let open = pages_source(pages);
+    let curve = mrc(open().unwrap().as_mut(), &mut |_| true).unwrap();
+    let frames: Vec<u64> = vec![1, 2, 5, 17, 64, 200, 450, 899, 900, 2000];
+    let r = run(&open, &PolicyKind::ALL, &frames);
+    for &f in &frames {
+        let opt = faults(&r, "opt", f);
+        for p in PolicyKind::ALL {
+            assert!(opt <= faults(&r, p.name(), f), "{} at {f}", p.name());
+        }
+        assert_eq!(faults(&r, "lru", f), curve.faults_at(f), "lru at {f}");
+    }
+}
+
+#[test]
+fn dirty_evictions_and_compulsory_faults() {
+    // write 0, read 1, read 2 with one frame: 0 is evicted dirty once
+    let refs = [(0, AccessKind::Write), (1, AccessKind::Read), (2, AccessKind::Read), (0, AccessKind::Read)]
+        .iter()
+        .map(|&(page, kind)| Reference { pid: 0, page, kind, repeat: 2, gap: 0 })
+        .collect::<Vec<_>>();
+    let open = move || Ok(Box::new(VecSource::new("t", 4096, refs.clone())) as Box<dyn RefSource>);
+    let r = run(&open, &[PolicyKind::Lru], &[1]);
+    assert_eq!(r[0].faults, 4);
+    assert_eq!(r[0].compulsory_faults, 3);
+    assert_eq!(r[0].dirty_evictions, 1);
+    assert_eq!(r[0].references, 8);
+    assert_eq!(r[0].records, 4);
+}
+
+#[test]
+fn deterministic_and_seeded() {
+    let open = pages_source(random_pages(20_000, 500, 9));
+    let a = run(&open, &[PolicyKind::Random], &[50, 100]);
+    let b = run(&open, &[PolicyKind::Random], &[50, 100]);
+    assert_eq!(a, b);
+    let cfg = ReplayConfig { policies: vec![PolicyKind::Random], frames: vec![50], seed: 8 };
+    let c = replay(&open, &cfg, &mut |_| true).unwrap();
+    assert_ne!(a[0].faults, c[0].faults);
+}
+
+#[test]
+fn bad_configuration() {
+    let open = pages_source(vec![1, 2, 3]);
+    for frames in [vec![], vec![0], vec![5, 0]] {
+        let cfg = ReplayConfig { policies: vec![PolicyKind::Lru], frames, seed: 0 };
+        assert!(matches!(replay(&open, &cfg, &mut |_| true), Err(Error::Invalid { .. })));
+    }
+    assert!(PolicyKind::from_name("nosuch").unwrap_err().to_string().contains("nosuch"));
+    assert_eq!(PolicyKind::from_name("LRU").unwrap(), PolicyKind::Lru);
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// On any stream and any size: OPT faults no more than any policy, LRU replay
+        /// equals the one-pass stack-distance curve, every policy's compulsory faults
+        /// equal the distinct pages, and write-backs never exceed faults.
+        #[test]
+        fn invariants(pages in prop::collection::vec(0u64..40, 1..600),
+                      writes in prop::collection::vec(any::<bool>(), 600),
+                      frames in 1u64..45) {
+            let refs: Vec<Reference> = pages.iter().zip(&writes).map(|(&page, &w)| Reference {
+                pid: 0, page, kind: if w { AccessKind::Write } else { AccessKind::Read }, repeat: 1, gap: 0,
+            }).collect();
+            let open = move || Ok(Box::new(VecSource::new("p", 4096, refs.clone())) as Box<dyn RefSource>);
+            let r = run(&open, &PolicyKind::ALL, &[frames]);
+            let curve = mrc(open().unwrap().as_mut(), &mut |_| true).unwrap();
+            let opt = faults(&r, "opt", frames);
+            let distinct = pages.iter().collect::<std::collections::HashSet<_>>().len() as u64;
+            for x in &r {
+                prop_assert!(opt <= x.faults);
+                prop_assert_eq!(x.compulsory_faults, distinct);
+                prop_assert!(x.dirty_evictions <= x.faults);
+            }
+            prop_assert_eq!(faults(&r, "lru", frames), curve.faults_at(frames));
+        }
+    }
+}
