@@ -44,6 +44,67 @@ pub fn check_page_size(page_size: u64) -> Result<()> {
 
 /// Opens a trace file as a stream. `format: None` detects it from the content and name.
 pub fn open_trace(path: &Path, format: Option<TraceFormat>, page_size: Option<u64>) -> Result<Box<dyn RefSource>> {
-    let _ = (path, format, page_size);
-    todo!("formats helper")
+    let format = match format {
+        Some(f) => f,
+        None => detect(path)?,
+    };
+    match format {
+        TraceFormat::Pagelab => super::pagelab_binary::open(path, page_size),
+        TraceFormat::Csv => super::text::open(path, page_size),
+        TraceFormat::Lackey => super::lackey::open(path, page_size),
+        TraceFormat::Oracle => super::oracle::open(path, page_size),
+    }
+}
+
+/// How many leading bytes detection looks at.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+/// The format of a file by content (magic numbers), then name, then text sniffing.
+pub(crate) fn detect(path: &Path) -> Result<TraceFormat> {
+    let (prefix, compressed) = super::input::read_prefix(path, SNIFF_BYTES)?;
+    if prefix.starts_with(&super::pagelab_binary::MAGIC) {
+        return Ok(TraceFormat::Pagelab);
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+    let name = match name.strip_suffix(".zst") {
+        Some(n) if compressed => n.to_string(),
+        _ => name,
+    };
+    if let Some(f) = by_extension(&name) {
+        return Ok(f);
+    }
+    // text sniffing: valid-looking text (no NUL bytes)
+    if !prefix.is_empty() && !prefix.contains(&0) {
+        // the last line of a cut prefix may be partial
+        let text = if prefix.len() == SNIFF_BYTES {
+            match prefix.iter().rposition(|&c| c == b'\n') {
+                Some(i) => &prefix[..i],
+                None => &prefix[..],
+            }
+        } else {
+            &prefix[..]
+        };
+        return Ok(if super::lackey::looks_like_lackey(text) { TraceFormat::Lackey } else { TraceFormat::Csv });
+    }
+    Err(Error::invalid(
+        "format",
+        format!(
+            "{}: cannot tell the trace format from the content or the name (formats: pagelab .plt, csv .csv/.txt, lackey .lackey, oracle .oracleGeneral/.bin, each optionally .zst); give it with --format",
+            path.display()
+        ),
+    ))
+}
+
+/// Format from a (lowercase, `.zst`-less) file name.
+fn by_extension(name: &str) -> Option<TraceFormat> {
+    const TABLE: [(&str, TraceFormat); 7] = [
+        (".plt", TraceFormat::Pagelab),
+        (".lackey", TraceFormat::Lackey),
+        (".lackey.txt", TraceFormat::Lackey),
+        (".csv", TraceFormat::Csv),
+        (".txt", TraceFormat::Csv),
+        (".oraclegeneral", TraceFormat::Oracle),
+        (".bin", TraceFormat::Oracle),
+    ];
+    TABLE.iter().find(|(ext, _)| name.ends_with(ext)).map(|&(_, f)| f)
 }

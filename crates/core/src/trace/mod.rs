@@ -5,8 +5,16 @@
 //! [`check_page_size`]. Each format lives in its own file.
 
 mod densify;
+mod input;
+mod lackey;
+mod oracle;
+mod pagelab_binary;
 mod reference;
+mod text;
 mod vec_source;
+mod writer;
+#[cfg(test)]
+mod format_tests;
 
 pub mod format;
 pub mod info;

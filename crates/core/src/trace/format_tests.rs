@@ -1,0 +1,609 @@
+//! Tests of the trace formats: round trips, detection, page sizes, bad inputs.
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::error::Position;
+use crate::Error;
+
+fn r(pid: u32, page: u64, kind: AccessKind, repeat: u32, gap: u32) -> Reference {
+    Reference { pid, page, kind, repeat, gap }
+}
+
+fn sample() -> Vec<Reference> {
+    use AccessKind::*;
+    vec![
+        r(7, 100, Read, 1, 0),
+        r(7, 101, Write, 3, 0),
+        r(9, 100, Instruction, 1, 12),
+        r(7, 100, Read, 2, 0),
+        r(9, 100, Read, 70000, 0),
+        r(7, u64::MAX, Write, 1, 5),
+        r(9, 0, Read, 1, 0),
+        r(7, 101, Read, 1, u32::MAX),
+    ]
+}
+
+fn collect(src: &mut dyn RefSource) -> crate::Result<Vec<(PageId, Reference)>> {
+    let mut out = Vec::new();
+    let mut b = RefBatch::default();
+    loop {
+        let n = src.next_batch(&mut b)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        assert!(n <= BATCH_RECORDS && n == b.len());
+        for i in 0..n {
+            out.push((b.id[i], b.get(i)));
+        }
+    }
+}
+
+fn read(path: &Path, format: Option<TraceFormat>, ps: Option<u64>) -> crate::Result<Vec<(PageId, Reference)>> {
+    let mut s = open_trace(path, format, ps)?;
+    collect(s.as_mut())
+}
+
+fn write(refs: &[Reference], page_size: u64, out: &Path, format: TraceFormat, compress: bool) -> u64 {
+    let mut src = VecSource::new("mem", page_size, refs.to_vec());
+    convert(&mut src, out, format, compress, &mut |_| true).unwrap()
+}
+
+fn expected(refs: &[Reference]) -> Vec<(PageId, Reference)> {
+    let mut src = VecSource::new("mem", 4096, refs.to_vec());
+    collect(&mut src).unwrap()
+}
+
+fn format_err(e: Error) -> (PathBuf, Position, String) {
+    match e {
+        Error::Format { file, position, message } => (file, position, message),
+        other => panic!("expected a format error, got {other:?}"),
+    }
+}
+
+/// Canonical folding, the same rule the text readers apply.
+fn fold(refs: &[Reference]) -> Vec<Reference> {
+    let mut out: Vec<Reference> = Vec::new();
+    for &x in refs {
+        if let Some(p) = out.last_mut() {
+            if p.pid == x.pid && p.page == x.page && p.kind == x.kind && x.gap == 0 {
+                if let Some(s) = p.repeat.checked_add(x.repeat) {
+                    p.repeat = s;
+                    continue;
+                }
+            }
+        }
+        out.push(x);
+    }
+    out
+}
+
+#[test]
+fn pagelab_round_trip_raw_and_zstd() {
+    let dir = tempfile::tempdir().unwrap();
+    for compress in [false, true] {
+        let p = dir.path().join(if compress { "a.plt.zst" } else { "a.plt" });
+        assert_eq!(write(&sample(), 8192, &p, TraceFormat::Pagelab, compress), 8);
+        let mut s = open_trace(&p, None, None).unwrap();
+        assert_eq!(s.meta().page_size, 8192);
+        assert_eq!(s.meta().records, Some(8));
+        assert_eq!(s.meta().processes, vec![(7, String::new()), (9, String::new())]);
+        let got = collect(s.as_mut()).unwrap();
+        assert_eq!(got, expected(&sample()));
+        assert_eq!(s.distinct_pages(), 5);
+        // info
+        let mut s = open_trace(&p, None, None).unwrap();
+        let info = trace_info(s.as_mut(), &mut |_| true).unwrap();
+        assert_eq!(info.records, 8);
+        assert_eq!(info.references, 1 + 3 + 1 + 2 + 70000 + 1 + 1 + 1);
+        assert_eq!(info.writes, 4);
+        assert_eq!(info.instructions, 1);
+        assert_eq!(info.distinct_pages, 5);
+        assert_eq!(info.footprint_bytes, 5 * 8192);
+        assert_eq!(info.processes.iter().map(|p| (p.pid, p.distinct_pages)).collect::<Vec<_>>(), vec![(7, 3), (9, 2)]);
+    }
+}
+
+#[test]
+fn pagelab_header_and_compression_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("a.plt");
+    write(&sample(), 4096, &p, TraceFormat::Pagelab, true);
+    let b = std::fs::read(&p).unwrap();
+    assert_eq!(&b[..8], b"PAGELAB\0");
+    assert_eq!(u16::from_le_bytes([b[10], b[11]]), 3); // zstd + gaps
+    assert_eq!(&b[56..60], &[0x28, 0xB5, 0x2F, 0xFD]);
+}
+
+#[test]
+fn whole_file_zstd_pagelab() {
+    let dir = tempfile::tempdir().unwrap();
+    for inner_compressed in [false, true] {
+        let p = dir.path().join("a.plt");
+        write(&sample(), 4096, &p, TraceFormat::Pagelab, inner_compressed);
+        let z = dir.path().join("whole.zst");
+        std::fs::write(&z, zstd::encode_all(&std::fs::read(&p).unwrap()[..], 3).unwrap()).unwrap();
+        let mut s = open_trace(&z, None, None).unwrap();
+        assert_eq!(collect(s.as_mut()).unwrap(), expected(&sample()));
+        assert_eq!(s.meta().processes.iter().map(|p| p.0).collect::<Vec<_>>(), vec![7, 9]);
+    }
+}
+
+#[test]
+fn pagelab_process_names_survive() {
+    let dir = tempfile::tempdir().unwrap();
+    let lk = b"==1== Lackey\nI  00001000,3\n L 00002000,8\n";
+    let p = dir.path().join("cap.plt");
+    let st = capture_lackey(&lk[..], "prog", &p, 4096, false, &mut |_| true).unwrap();
+    assert_eq!(st, CaptureStats { lines: 3, references: 2, records: 2, distinct_pages: 2 });
+    let s = open_trace(&p, None, None).unwrap();
+    assert_eq!(s.meta().processes, vec![(0, "prog".to_string())]);
+    // names survive a second conversion
+    let mut s = s;
+    let q = dir.path().join("copy.plt");
+    convert(s.as_mut(), &q, TraceFormat::Pagelab, false, &mut |_| true).unwrap();
+    assert_eq!(open_trace(&q, None, None).unwrap().meta().processes, vec![(0, "prog".to_string())]);
+}
+
+#[test]
+fn csv_round_trip_raw_and_zstd() {
+    let dir = tempfile::tempdir().unwrap();
+    let refs = fold(&sample());
+    for compress in [false, true] {
+        let p = dir.path().join(if compress { "a.csv.zst" } else { "a.csv" });
+        write(&refs, 8192, &p, TraceFormat::Csv, compress);
+        let mut s = open_trace(&p, None, None).unwrap();
+        assert_eq!(s.meta().page_size, 8192);
+        assert_eq!(collect(s.as_mut()).unwrap(), expected(&refs));
+    }
+    // a gap that first appears after the header
+    let mut late: Vec<Reference> = (0..BATCH_RECORDS as u64 + 10).map(|i| r(1, i % 3, AccessKind::Read, 1, 0)).collect();
+    late.push(r(1, 6, AccessKind::Write, 2, 9));
+    let p = dir.path().join("late.csv");
+    write(&late, 4096, &p, TraceFormat::Csv, false);
+    assert_eq!(read(&p, None, None).unwrap(), expected(&late));
+    let text = std::fs::read_to_string(&p).unwrap();
+    assert!(text.starts_with("# page_size=4096\npid,page,kind,repeat\n"), "{text}");
+}
+
+#[test]
+fn csv_layouts() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.txt");
+    // headerless: value | value kind | pid value | pid value kind; 0x = address
+    std::fs::write(&p, "# page_size=8192\n# comment\n\n5\n0x4000 w\n3 5\n3 7 I\n3,7,i\n").unwrap();
+    let got: Vec<Reference> = read(&p, None, None).unwrap().into_iter().map(|x| x.1).collect();
+    use AccessKind::*;
+    assert_eq!(got, vec![r(0, 5, Read, 1, 0), r(0, 2, Write, 1, 0), r(3, 5, Read, 1, 0), r(3, 7, Instruction, 2, 0)]);
+    // header, case-insensitive, whitespace separated, aliases
+    std::fs::write(&p, "PID Address Op Count\n1 0x1000 store 3\n1 4097 L 1\n").unwrap();
+    let got: Vec<Reference> = read(&p, None, None).unwrap().into_iter().map(|x| x.1).collect();
+    assert_eq!(got, vec![r(1, 1, Write, 3, 0), r(1, 1, Read, 1, 0)]);
+}
+
+#[test]
+fn csv_page_size_regrouping_end_to_end_example() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("a.csv");
+    std::fs::write(&p, "pid,addr,kind\n1,0x0,r\n1,0x64,r\n1,0x1388,r\n1,0x2328,r\n1,0x11170,r\n1,0x1004,r\n").unwrap();
+    let got = read(&p, None, Some(8192)).unwrap();
+    assert_eq!(got.iter().map(|x| x.1.page).collect::<Vec<_>>(), vec![0, 1, 8, 0]);
+    assert_eq!(got.iter().map(|x| x.0).collect::<Vec<_>>(), vec![0, 1, 2, 0]);
+    assert_eq!(got[0].1.repeat, 3);
+    // byte addresses can be read at a smaller page size than the default
+    assert_eq!(read(&p, None, Some(1024)).unwrap().len(), 5);
+    // page numbers of 4096-byte pages cannot
+    let q = dir.path().join("b.csv");
+    std::fs::write(&q, "1\n2\n").unwrap();
+    let e = read(&q, None, Some(1024)).unwrap_err();
+    assert!(e.to_string().contains("line 1"), "{e}");
+}
+
+#[test]
+fn pagelab_regrouping() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("a.plt");
+    use AccessKind::*;
+    let refs = vec![r(1, 0, Read, 1, 0), r(1, 1, Read, 2, 0), r(1, 2, Read, 1, 0), r(1, 5, Write, 1, 0), r(1, 3, Read, 1, 0)];
+    write(&refs, 4096, &p, TraceFormat::Pagelab, false);
+    let mut s = open_trace(&p, None, Some(8192)).unwrap();
+    assert_eq!(s.meta().page_size, 8192);
+    assert_eq!(s.meta().records, None);
+    let got = collect(s.as_mut()).unwrap();
+    assert_eq!(got, vec![(0, r(1, 0, Read, 3, 0)), (1, r(1, 1, Read, 1, 0)), (2, r(1, 2, Write, 1, 0)), (1, r(1, 1, Read, 1, 0))]);
+    // smaller than native, or not a valid page size
+    for bad in [2048, 3000, 0] {
+        match open_trace(&p, None, Some(bad)) {
+            Err(Error::Invalid { message, .. }) => assert!(message.contains("a.plt") && message.contains(&bad.to_string()), "{message}"),
+            Err(e) => panic!("unexpected {e}"),
+            Ok(_) => panic!("page size {bad} accepted"),
+        }
+    }
+}
+
+#[test]
+fn oracle_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    use AccessKind::*;
+    let refs = vec![r(0, 10, Read, 2, 0), r(0, 11, Write, 1, 0), r(0, 10, Read, 1, 0), r(3, 12, Read, 3, 0)];
+    for compress in [false, true] {
+        let p = dir.path().join(if compress { "a.oracleGeneral.zst" } else { "a.oracleGeneral" });
+        assert_eq!(write(&refs, 4096, &p, TraceFormat::Oracle, compress), 7);
+        if !compress {
+            let b = std::fs::read(&p).unwrap();
+            assert_eq!(b.len(), 7 * 24);
+            let next: Vec<i64> = b.chunks(24).map(|c| i64::from_le_bytes(c[16..24].try_into().unwrap())).collect();
+            assert_eq!(next, vec![1, 3, -1, -1, 5, 6, -1]);
+            let clock: Vec<u32> = b.chunks(24).map(|c| u32::from_le_bytes(c[0..4].try_into().unwrap())).collect();
+            assert_eq!(clock, (0..7).collect::<Vec<_>>());
+            assert_eq!(u32::from_le_bytes(b[12..16].try_into().unwrap()), 4096);
+        }
+        let got = read(&p, None, None).unwrap();
+        let pages: Vec<u64> = got.iter().flat_map(|x| std::iter::repeat(x.1.page).take(x.1.repeat as usize)).collect();
+        assert_eq!(pages, vec![10, 10, 11, 10, 12, 12, 12]);
+        assert_eq!(got.iter().map(|x| x.0).collect::<Vec<_>>(), vec![0, 1, 0, 2]);
+    }
+}
+
+#[test]
+fn lackey_reading_and_page_crossing() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.lackey");
+    std::fs::write(
+        &p,
+        "==12== Lackey, an example Valgrind tool\n--12-- hello\n\nI  00000ffe,4\n L 00001000,8\n S 00002ff8,16\n M 00005000,4\n",
+    )
+    .unwrap();
+    let mut s = open_trace(&p, None, None).unwrap();
+    assert_eq!(s.meta().processes, vec![(0, "t.lackey".to_string())]);
+    let got: Vec<Reference> = collect(s.as_mut()).unwrap().into_iter().map(|x| x.1).collect();
+    use AccessKind::*;
+    assert_eq!(
+        got,
+        vec![r(0, 0, Instruction, 1, 0), r(0, 1, Instruction, 1, 0), r(0, 1, Read, 1, 0), r(0, 2, Write, 1, 0), r(0, 3, Write, 1, 0), r(0, 5, Write, 1, 0)]
+    );
+    // detection by content for a file without a telling name
+    let q = dir.path().join("noext");
+    std::fs::copy(&p, &q).unwrap();
+    assert_eq!(format::detect(&q).unwrap(), TraceFormat::Lackey);
+}
+
+#[test]
+fn detection() {
+    let dir = tempfile::tempdir().unwrap();
+    let plt = dir.path().join("x.data");
+    write(&sample(), 4096, &plt, TraceFormat::Pagelab, false);
+    assert_eq!(format::detect(&plt).unwrap(), TraceFormat::Pagelab);
+    let csvz = dir.path().join("x.csv.zst");
+    write(&fold(&sample()), 4096, &csvz, TraceFormat::Csv, true);
+    assert_eq!(format::detect(&csvz).unwrap(), TraceFormat::Csv);
+    let txt = dir.path().join("noext");
+    std::fs::write(&txt, "1\n2\n").unwrap();
+    assert_eq!(format::detect(&txt).unwrap(), TraceFormat::Csv);
+    let bin = dir.path().join("x.oracleGeneral");
+    write(&sample(), 4096, &bin, TraceFormat::Oracle, false);
+    assert_eq!(format::detect(&bin).unwrap(), TraceFormat::Oracle);
+    let unknown = dir.path().join("x.weird");
+    std::fs::write(&unknown, [0u8, 1, 2, 3]).unwrap();
+    let e = format::detect(&unknown).unwrap_err().to_string();
+    assert!(e.contains("x.weird") && e.contains("--format") && e.contains("oracle"), "{e}");
+    let missing = dir.path().join("absent.plt");
+    assert!(matches!(open_trace(&missing, None, None), Err(Error::Io { .. })));
+    assert!(matches!(open_trace(&missing, Some(TraceFormat::Csv), None), Err(Error::Io { .. })));
+}
+
+#[test]
+fn wrong_magic_and_unfinished_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bad.plt");
+    std::fs::write(&p, [b"NOTATRACE".as_slice(), &[0u8; 100]].concat()).unwrap();
+    let (file, pos, msg) = format_err(read(&p, Some(TraceFormat::Pagelab), None).unwrap_err());
+    assert_eq!((file, pos), (p.clone(), Position::Byte(0)));
+    assert!(msg.contains("magic"), "{msg}");
+    // an unfinished writer leaves the placeholder record count
+    let good = dir.path().join("good.plt");
+    write(&sample(), 4096, &good, TraceFormat::Pagelab, false);
+    let mut b = std::fs::read(&good).unwrap();
+    b[24..32].copy_from_slice(&u64::MAX.to_le_bytes());
+    std::fs::write(&p, &b).unwrap();
+    let (_, pos, msg) = format_err(read(&p, None, None).unwrap_err());
+    assert_eq!(pos, Position::Byte(24));
+    assert!(msg.contains("never finished"), "{msg}");
+    // unsupported version
+    let mut b = std::fs::read(&good).unwrap();
+    b[8] = 2;
+    std::fs::write(&p, &b).unwrap();
+    let (_, pos, _) = format_err(read(&p, None, None).unwrap_err());
+    assert_eq!(pos, Position::Byte(8));
+}
+
+#[test]
+fn truncated_pagelab_every_cut_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut refs = sample();
+    refs.extend((0..300).map(|i| r(1, i % 37, AccessKind::Read, 1 + (i % 3) as u32, 0)));
+    for compress in [false, true] {
+        let good = dir.path().join("good.plt");
+        write(&refs, 4096, &good, TraceFormat::Pagelab, compress);
+        let b = std::fs::read(&good).unwrap();
+        let cut = dir.path().join("cut.plt");
+        for n in 0..b.len() {
+            std::fs::write(&cut, &b[..n]).unwrap();
+            let e = read(&cut, None, None).expect_err("a cut file must not read");
+            let s = e.to_string();
+            assert!(s.starts_with(&cut.display().to_string()), "{s}");
+            match e {
+                Error::Format { position: Position::Byte(_), .. } => {}
+                other => panic!("cut at {n}: {other}"),
+            }
+        }
+        // also as a whole-file zstd of a cut file
+        let z = dir.path().join("cut.zst");
+        for n in (0..b.len()).step_by(7) {
+            std::fs::write(&z, zstd::encode_all(&b[..n], 1).unwrap()).unwrap();
+            let res = read(&z, Some(TraceFormat::Pagelab), None);
+            assert!(res.is_err(), "cut at {n} of {}: {:?} {:?}", b.len(), res.map(|v| v.len()), &b[n..]);
+        }
+        // extra bytes at the end
+        std::fs::write(&cut, [&b[..], &[0u8]].concat()).unwrap();
+        assert!(matches!(read(&cut, None, None), Err(Error::Format { .. })));
+    }
+}
+
+#[test]
+fn truncated_body_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.plt");
+    write(&sample(), 4096, &good, TraceFormat::Pagelab, false);
+    let mut b = std::fs::read(&good).unwrap();
+    // claim one more record than there are (the body then ends early)
+    let n = u64::from_le_bytes(b[24..32].try_into().unwrap());
+    b[24..32].copy_from_slice(&(n + 1).to_le_bytes());
+    std::fs::write(&good, &b).unwrap();
+    let e = read(&good, None, None).unwrap_err().to_string();
+    assert!(e.contains("expected record 8 of 9, found end of file"), "{e}");
+}
+
+#[test]
+fn corrupt_zstd_body() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("z.plt.zst");
+    let refs: Vec<Reference> = (0..20000u64).map(|i| r(0, (i * 7919) % 3000, AccessKind::Read, 1, 0)).collect();
+    write(&refs, 4096, &good, TraceFormat::Pagelab, true);
+    let b = std::fs::read(&good).unwrap();
+    for start in [70, b.len() / 3, b.len() / 2 + 20, b.len() - 40] {
+        let mut d = b.clone();
+        for x in &mut d[start..start + 16] {
+            *x ^= 0xFF;
+        }
+        let bad = dir.path().join("bad.plt.zst");
+        std::fs::write(&bad, &d).unwrap();
+        let e = read(&bad, None, None).expect_err("corruption must be detected");
+        let s = e.to_string();
+        assert!(s.contains("bad.plt.zst"), "{s}");
+        assert!(matches!(e, Error::Format { .. }), "{s}");
+    }
+    // a corrupted whole-file csv.zst
+    let csvz = dir.path().join("c.csv.zst");
+    write(&refs, 4096, &csvz, TraceFormat::Csv, true);
+    let mut d = std::fs::read(&csvz).unwrap();
+    let mid = d.len() / 2;
+    for x in &mut d[mid..mid + 16] {
+        *x ^= 0xFF;
+    }
+    std::fs::write(&csvz, &d).unwrap();
+    assert!(matches!(read(&csvz, None, None), Err(Error::Format { .. })));
+}
+
+#[test]
+fn bad_tag_bits_and_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.plt");
+    write(&[r(0, 1, AccessKind::Read, 1, 0), r(0, 1, AccessKind::Write, 1, 0)], 4096, &good, TraceFormat::Pagelab, false);
+    let b = std::fs::read(&good).unwrap();
+    // the second record starts at 56 + 13: tag then id
+    assert_eq!(b[69], 1);
+    for (at, val, want) in [(69, 0x21u8, "tag"), (69, 0x03, "tag"), (70, 5, "page id below 1")] {
+        let mut d = b.clone();
+        d[at] = val;
+        std::fs::write(&good, &d).unwrap();
+        let (_, pos, msg) = format_err(read(&good, None, None).unwrap_err());
+        assert_eq!(pos, Position::Byte(69));
+        assert!(msg.contains(want), "{msg}");
+    }
+}
+
+#[test]
+fn mutated_files_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.plt");
+    let refs: Vec<Reference> = (0..500u64).map(|i| r((i % 3) as u32, i % 41, AccessKind::from_code((i % 3) as u8).unwrap(), 1 + (i % 2) as u32, (i % 5) as u32)).collect();
+    let mut rng = 12345u64;
+    let mut next = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    for (fmt, compress) in [(TraceFormat::Pagelab, false), (TraceFormat::Pagelab, true), (TraceFormat::Csv, false), (TraceFormat::Oracle, false)] {
+        write(&fold(&refs), 4096, &good, fmt, compress);
+        let b = std::fs::read(&good).unwrap();
+        let bad = dir.path().join("bad");
+        for _ in 0..300 {
+            let mut d = b.clone();
+            for _ in 0..1 + next() % 4 {
+                let i = (next() % d.len() as u64) as usize;
+                d[i] = next() as u8;
+            }
+            std::fs::write(&bad, &d).unwrap();
+            let _ = read(&bad, Some(fmt), None);
+            let _ = read(&bad, None, None);
+        }
+    }
+}
+
+#[test]
+fn text_garbage_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("g.csv");
+    std::fs::write(&p, "0x1000\n0x2000\nhello world\n0x3000\n").unwrap();
+    let (file, pos, msg) = format_err(read(&p, None, None).unwrap_err());
+    assert_eq!((file, pos), (p.clone(), Position::Line(3)));
+    assert!(msg.contains("hello world"), "{msg}");
+    std::fs::write(&p, "pid,page\n1,2\n1,x\n").unwrap();
+    let e = read(&p, None, None).unwrap_err().to_string();
+    assert!(e.contains("line 3") && e.contains("'page'") && e.contains("'x'"), "{e}");
+    std::fs::write(&p, "pid,page\n1,2,3\n").unwrap();
+    assert!(read(&p, None, None).unwrap_err().to_string().contains("line 2"));
+    std::fs::write(&p, "# page_size=3000\n1\n").unwrap();
+    assert!(read(&p, None, None).unwrap_err().to_string().contains("line 1"));
+    std::fs::write(&p, "1\n\u{fffd}\u{0}\n").unwrap();
+    assert!(read(&p, None, None).unwrap_err().to_string().contains("line 2"));
+}
+
+#[test]
+fn lackey_cut_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("cut.lackey");
+    std::fs::write(&p, "I  04017c2a,3\n L 04e2ac40,8\n S 04e2").unwrap();
+    let (file, pos, _) = format_err(read(&p, Some(TraceFormat::Lackey), None).unwrap_err());
+    assert_eq!((file, pos), (p.clone(), Position::Line(3)));
+    // in capture too, naming the input
+    let out = dir.path().join("c.plt");
+    let e = capture_lackey(&b"I  04017c2a,3\n L 04e2ac40,8\n S 04e2"[..], "lackey output of prog", &out, 4096, false, &mut |_| true)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("lackey output of prog: line 3"), "{e}");
+    assert!(!out.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn oracle_bad_length() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("x.oracleGeneral");
+    std::fs::write(&p, vec![0u8; 24 * 3 + 5]).unwrap();
+    let (file, pos, _) = format_err(read(&p, Some(TraceFormat::Oracle), None).unwrap_err());
+    assert_eq!((file, pos), (p.clone(), Position::Byte(72)));
+    let z = dir.path().join("x.oracleGeneral.zst");
+    std::fs::write(&z, zstd::encode_all(&vec![0u8; 24 * 3 + 5][..], 1).unwrap()).unwrap();
+    let (_, pos, _) = format_err(read(&z, None, None).unwrap_err());
+    assert_eq!(pos, Position::Byte(72));
+}
+
+#[test]
+fn convert_leaves_no_temp_file_on_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("g.csv");
+    std::fs::write(&src, "1\n2\n3\n".repeat(30000) + "garbage\n").unwrap();
+    for fmt in [TraceFormat::Pagelab, TraceFormat::Csv, TraceFormat::Oracle] {
+        let out = dir.path().join("out");
+        let mut s = open_trace(&src, None, None).unwrap();
+        let e = convert(s.as_mut(), &out, fmt, false, &mut |_| true).unwrap_err().to_string();
+        assert!(e.contains("g.csv: line 90001"), "{e}");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("g.csv")]);
+    }
+    // interrupted by the progress hook
+    std::fs::write(&src, "1\n2\n3\n".repeat(30000)).unwrap();
+    let out = dir.path().join("out.plt");
+    let mut s = open_trace(&src, None, None).unwrap();
+    assert!(matches!(convert(s.as_mut(), &out, TraceFormat::Pagelab, true, &mut |_| false), Err(Error::Interrupted)));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    // lackey cannot be written
+    let mut s = open_trace(&src, None, None).unwrap();
+    assert!(matches!(convert(s.as_mut(), &out, TraceFormat::Lackey, false, &mut |_| true), Err(Error::Invalid { .. })));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn trace_info_interrupt() {
+    let mut s = VecSource::from_pages(&[1, 2, 3]);
+    assert!(matches!(trace_info(&mut s, &mut |_| false), Err(Error::Interrupted)));
+}
+
+#[test]
+fn big_batches_span_chunks() {
+    // more than one batch and more than one read chunk, with ids crossing chunk borders
+    let dir = tempfile::tempdir().unwrap();
+    let refs: Vec<Reference> = (0..300_000u64)
+        .map(|i| r((i % 2) as u32, (i * 2654435761) % 50_000, AccessKind::from_code((i % 3) as u8).unwrap(), 1 + (i % 4) as u32, (i % 7) as u32))
+        .collect();
+    let want = expected(&refs);
+    for compress in [false, true] {
+        let p = dir.path().join("big.plt");
+        write(&refs, 4096, &p, TraceFormat::Pagelab, compress);
+        assert_eq!(read(&p, None, None).unwrap(), want);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn prop_round_trip(raw in proptest::collection::vec((0u32..3, 0u64..20, 0u8..3, 1u32..4, 0u32..3), 0..200), compress in any::<bool>()) {
+        let refs: Vec<Reference> = raw.iter().map(|&(pid, page, k, repeat, gap)| r(pid, page, AccessKind::from_code(k).unwrap(), repeat, gap)).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.plt");
+        write(&refs, 4096, &p, TraceFormat::Pagelab, compress);
+        prop_assert_eq!(read(&p, None, None).unwrap(), expected(&refs));
+        let folded = fold(&refs);
+        let c = dir.path().join("a.csv");
+        write(&folded, 4096, &c, TraceFormat::Csv, compress);
+        prop_assert_eq!(read(&c, None, None).unwrap(), expected(&folded));
+    }
+}
+
+/// Decode throughput of a 10M-record pagelab trace:
+/// `cargo test --release -p pagelab-core trace::format_tests::throughput -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn throughput() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 10_000_000u64;
+    for (label, span) in [("25% random over 1M pages", 1_000_000u64), ("25% random over 50k pages", 50_000)] {
+    let mut x = 88172645463325252u64;
+    let refs: Vec<Reference> = (0..n)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let page = if x % 4 == 0 { x % span } else { i / 8 % (span / 5) };
+            r(0, page, AccessKind::from_code((x % 2) as u8).unwrap(), 1 + (x % 3 == 0) as u32, 0)
+        })
+        .collect();
+    eprintln!("{label}:");
+    for compress in [false, true] {
+        let p = dir.path().join("big.plt");
+        let t = std::time::Instant::now();
+        write(&refs, 4096, &p, TraceFormat::Pagelab, compress);
+        let w = t.elapsed();
+        let size = std::fs::metadata(&p).unwrap().len();
+        for _ in 0..3 {
+            let t = std::time::Instant::now();
+            let mut s = open_trace(&p, None, None).unwrap();
+            let mut b = RefBatch::default();
+            let mut total = 0u64;
+            let mut sum = 0u64;
+            loop {
+                let k = s.next_batch(&mut b).unwrap();
+                if k == 0 {
+                    break;
+                }
+                total += k as u64;
+                sum += b.id[k - 1] as u64;
+            }
+            let d = t.elapsed();
+            assert_eq!(total, n);
+            eprintln!(
+                "pagelab {} ({} MB): write {:.2}s, read {n} records in {:.3}s ({:.1} M records/s) [{sum}]",
+                if compress { "zstd" } else { "raw" },
+                size / 1_000_000,
+                w.as_secs_f64(),
+                d.as_secs_f64(),
+                n as f64 / d.as_secs_f64() / 1e6
+            );
+        }
+    }
+    }
+}

@@ -1,0 +1,414 @@
+//! Shared plumbing of the trace readers: opening files (plain or whole-file zstd),
+//! chunked binary reading with byte positions, folding of consecutive references,
+//! page-size resolution and regrouping.
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use super::{check_page_size, Densifier, RefBatch, RefSource, Reference, SourceMeta, BATCH_RECORDS};
+use crate::error::Position;
+use crate::{Error, Result};
+
+pub(crate) const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+/// Opens a file for reading; a missing or unreadable file is an [`Error::Io`].
+pub(crate) fn open_file(path: &Path) -> Result<File> {
+    let f = File::open(path).map_err(|e| Error::io(path, e))?;
+    match f.metadata() {
+        Ok(m) if m.is_dir() => Err(Error::io(path, io::Error::new(io::ErrorKind::InvalidInput, "is a directory"))),
+        _ => Ok(f),
+    }
+}
+
+/// Reads up to `n` bytes from the start of `path` (decompressed when `decompress` and the
+/// file is zstd). Decompression errors just end the prefix early.
+pub(crate) fn read_prefix(path: &Path, n: usize) -> Result<(Vec<u8>, bool)> {
+    let mut f = open_file(path)?;
+    let mut raw = Vec::with_capacity(n.min(1 << 16));
+    (&mut f).take(n as u64).read_to_end(&mut raw).map_err(|e| Error::io(path, e))?;
+    if raw.len() >= 4 && raw[..4] == ZSTD_MAGIC {
+        let f = open_file(path)?;
+        let mut out = Vec::new();
+        if let Ok(dec) = zstd::stream::read::Decoder::new(f) {
+            let mut take = dec.take(n as u64);
+            let mut chunk = [0u8; 8192];
+            loop {
+                match take.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(k) => out.extend_from_slice(&chunk[..k]),
+                }
+            }
+        }
+        return Ok((out, true));
+    }
+    Ok((raw, false))
+}
+
+/// A text or binary stream over a file, decompressing it when it is a zstd file.
+/// `compressed` tells the error mappers whether an I/O error is really corrupt data.
+pub(crate) fn open_stream(path: &Path) -> Result<(Box<dyn Read + Send>, bool)> {
+    let mut f = open_file(path)?;
+    let mut magic = [0u8; 4];
+    let mut got = 0;
+    while got < 4 {
+        match f.read(&mut magic[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    }
+    use std::io::Seek;
+    f.seek(io::SeekFrom::Start(0)).map_err(|e| Error::io(path, e))?;
+    if got == 4 && magic == ZSTD_MAGIC {
+        let dec = zstd::stream::read::Decoder::new(f).map_err(|e| Error::io(path, e))?;
+        Ok((Box::new(dec), true))
+    } else {
+        Ok((Box::new(f), false))
+    }
+}
+
+/// Maps an error met while reading a stream: in a zstd stream it means corrupt or
+/// truncated compressed data (a format error), else an operating-system I/O error.
+pub(crate) fn read_error(path: &Path, compressed: bool, position: Position, e: io::Error) -> Error {
+    if compressed {
+        Error::format(path, position, format!("corrupt or truncated zstd data: {e}"))
+    } else {
+        Error::io(path, e)
+    }
+}
+
+/// Buffered binary reading in large chunks, parsing from a slice. Tracks the logical
+/// byte offset (in the decompressed stream) of every buffered byte.
+pub(crate) struct Chunks {
+    pub r: Box<dyn Read + Send>,
+    pub buf: Vec<u8>,
+    pub pos: usize,
+    pub end: usize,
+    /// Logical offset of `buf[0]`.
+    pub base: u64,
+    pub eof: bool,
+    pub compressed: bool,
+}
+
+impl Chunks {
+    pub fn new(r: Box<dyn Read + Send>, base: u64, compressed: bool, capacity: usize) -> Self {
+        Chunks { r, buf: vec![0; capacity], pos: 0, end: 0, base, eof: false, compressed }
+    }
+
+    #[inline]
+    pub fn avail(&self) -> usize {
+        self.end - self.pos
+    }
+
+    /// Logical offset of the next unread byte.
+    #[inline]
+    pub fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    /// Moves the unread bytes to the front and reads until at least `need` bytes are
+    /// buffered or the stream ends. Returns the number of buffered bytes.
+    pub fn fill(&mut self, need: usize, path: &Path) -> Result<usize> {
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.base += self.pos as u64;
+            self.end -= self.pos;
+            self.pos = 0;
+        }
+        if need > self.buf.len() {
+            self.buf.resize(need, 0);
+        }
+        while !self.eof && self.end < need {
+            match self.r.read(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(k) => self.end += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let at = Position::Byte(self.base + self.end as u64);
+                    self.eof = true;
+                    return Err(read_error(path, self.compressed, at, e));
+                }
+            }
+        }
+        Ok(self.end)
+    }
+
+    /// Reads exactly `n` bytes, or returns None (with the bytes available consumed
+    /// untouched) when the stream ends first.
+    pub fn take(&mut self, n: usize, path: &Path) -> Result<Option<&[u8]>> {
+        if self.avail() < n {
+            self.fill(n, path)?;
+            if self.avail() < n {
+                return Ok(None);
+            }
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(Some(s))
+    }
+
+    /// True when no byte is left in the stream (reads to the end to find out, which also
+    /// makes a zstd decoder verify its checksum).
+    pub fn at_end(&mut self, path: &Path) -> Result<bool> {
+        if self.avail() > 0 {
+            return Ok(false);
+        }
+        self.fill(1, path)?;
+        Ok(self.avail() == 0)
+    }
+}
+
+#[inline]
+pub(crate) fn le32(s: &[u8], p: usize) -> u32 {
+    u32::from_le_bytes([s[p], s[p + 1], s[p + 2], s[p + 3]])
+}
+
+#[inline]
+pub(crate) fn le64(s: &[u8], p: usize) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&s[p..p + 8]);
+    u64::from_le_bytes(b)
+}
+
+/// Folds consecutive references by the same process to the same page with the same
+/// kind into one record, and assigns dense ids in first-touch order. A reference that
+/// carries a gap (instructions since the previous record) starts a new record so that
+/// the gap survives; a repeat count that would overflow starts a new record too.
+#[derive(Default)]
+pub(crate) struct Folder {
+    pending: Option<Reference>,
+    pub densifier: Densifier,
+}
+
+impl Folder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a reference; pushes at most one finished record onto `out`.
+    #[inline]
+    pub fn push(&mut self, r: Reference, out: &mut RefBatch) {
+        if let Some(p) = &mut self.pending {
+            if p.pid == r.pid && p.page == r.page && p.kind == r.kind && r.gap == 0 {
+                if let Some(sum) = p.repeat.checked_add(r.repeat) {
+                    p.repeat = sum;
+                    return;
+                }
+            }
+            let done = *p;
+            let id = self.densifier.id(done.pid, done.page);
+            out.push(id, &done);
+        }
+        self.pending = Some(r);
+    }
+
+    /// Pushes the record in progress, if any.
+    pub fn flush(&mut self, out: &mut RefBatch) {
+        if let Some(p) = self.pending.take() {
+            let id = self.densifier.id(p.pid, p.page);
+            out.push(id, &p);
+        }
+    }
+}
+
+/// The page size to read a trace at: `requested` (or the default) must be a valid page
+/// size and a multiple of `native` (the unit of the file's page numbers; 1 for byte
+/// addresses). Returns (page size, right shift from native units to output pages).
+pub(crate) fn resolve_page_size(path: &Path, requested: Option<u64>, native: u64, default: u64) -> Result<(u64, u32)> {
+    let ps = requested.unwrap_or(default);
+    check_page_size(ps).map_err(|e| match e {
+        Error::Invalid { message, .. } => Error::invalid("page size", format!("{}: {message}", path.display())),
+        other => other,
+    })?;
+    if ps < native || !ps.is_multiple_of(native) {
+        return Err(Error::invalid(
+            "page size",
+            format!(
+                "{}: page size {ps} cannot be used: the trace holds page numbers of {native}-byte pages, so the page size must be a multiple of {native}",
+                path.display()
+            ),
+        ));
+    }
+    Ok((ps, (ps / native).trailing_zeros()))
+}
+
+/// A source read at a larger page size than its own: page numbers are shifted, then
+/// references folded again and re-densified.
+pub(crate) struct Regroup {
+    inner: Box<dyn RefSource>,
+    meta: SourceMeta,
+    shift: u32,
+    buf: RefBatch,
+    pos: usize,
+    folder: Folder,
+    done: bool,
+}
+
+impl Regroup {
+    pub fn new(inner: Box<dyn RefSource>, page_size: u64, shift: u32) -> Self {
+        let mut meta = inner.meta().clone();
+        meta.page_size = page_size;
+        meta.records = None;
+        Regroup { inner, meta, shift, buf: RefBatch::with_capacity(BATCH_RECORDS), pos: 0, folder: Folder::new(), done: false }
+    }
+}
+
+impl RefSource for Regroup {
+    fn meta(&self) -> &SourceMeta {
+        &self.meta
+    }
+    fn next_batch(&mut self, batch: &mut RefBatch) -> Result<usize> {
+        batch.clear();
+        while !self.done && batch.len() < BATCH_RECORDS {
+            if self.pos == self.buf.len() {
+                self.pos = 0;
+                if self.inner.next_batch(&mut self.buf)? == 0 {
+                    self.done = true;
+                    self.folder.flush(batch);
+                    break;
+                }
+                // process names may be discovered while reading
+                if self.inner.meta().processes.len() != self.meta.processes.len() {
+                    self.meta.processes = self.inner.meta().processes.clone();
+                }
+            }
+            let mut r = self.buf.get(self.pos);
+            self.pos += 1;
+            r.page >>= self.shift;
+            self.folder.push(r, batch);
+        }
+        Ok(batch.len())
+    }
+    fn distinct_pages(&self) -> u32 {
+        self.folder.densifier.len()
+    }
+}
+
+/// Remembers processes in order of first appearance (cheap for runs of one pid).
+#[derive(Default)]
+pub(crate) struct PidSet {
+    last: Option<u32>,
+    seen: rustc_hash::FxHashSet<u32>,
+}
+
+impl PidSet {
+    /// True when `pid` was not seen before.
+    #[inline]
+    pub fn insert(&mut self, pid: u32) -> bool {
+        if self.last == Some(pid) {
+            return false;
+        }
+        self.last = Some(pid);
+        self.seen.insert(pid)
+    }
+}
+
+/// A line reader over a byte stream that counts lines, strips the line end and maps
+/// read errors (corrupt zstd data included) to errors at the line being read.
+pub(crate) struct Lines<R: BufRead> {
+    r: R,
+    pub path: PathBuf,
+    pub compressed: bool,
+    pub line_no: u64,
+    pub buf: Vec<u8>,
+    /// The last line ended without a newline.
+    pub unterminated: bool,
+}
+
+impl<R: BufRead> Lines<R> {
+    pub fn new(r: R, path: PathBuf, compressed: bool) -> Self {
+        Lines { r, path, compressed, line_no: 0, buf: Vec::with_capacity(256), unterminated: false }
+    }
+
+    /// Reads the next line into `self.buf` (without "\n" or "\r\n"); false at the end.
+    pub fn next_line(&mut self) -> Result<bool> {
+        self.buf.clear();
+        loop {
+            match self.r.read_until(b'\n', &mut self.buf) {
+                Ok(0) => return Ok(false),
+                Ok(_) => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(read_error(&self.path, self.compressed, Position::Line(self.line_no + 1), e)),
+            }
+        }
+        self.line_no += 1;
+        if self.buf.last() == Some(&b'\n') {
+            self.buf.pop();
+            self.unterminated = false;
+        } else {
+            self.unterminated = true;
+        }
+        if self.buf.last() == Some(&b'\r') {
+            self.buf.pop();
+        }
+        Ok(true)
+    }
+
+    pub fn error(&self, message: impl Into<String>) -> Error {
+        Error::format(&self.path, Position::Line(self.line_no), message)
+    }
+}
+
+/// A line for an error message: lossy UTF-8, trimmed, at most 80 characters.
+pub(crate) fn quote(bytes: &[u8]) -> String {
+    let s = String::from_utf8_lossy(bytes);
+    let s = s.trim();
+    if s.chars().count() > 80 {
+        let cut: String = s.chars().take(77).collect();
+        format!("{cut}...")
+    } else {
+        s.to_string()
+    }
+}
+
+/// Parses a decimal or 0x-hex unsigned number. Returns (value, was hex).
+pub(crate) fn parse_number(s: &[u8]) -> Option<(u64, bool)> {
+    if s.len() > 2 && s[0] == b'0' && (s[1] == b'x' || s[1] == b'X') {
+        let mut v: u64 = 0;
+        for &c in &s[2..] {
+            let d = (c as char).to_digit(16)? as u64;
+            v = v.checked_mul(16)?.checked_add(d)?;
+        }
+        Some((v, true))
+    } else {
+        parse_decimal(s).map(|v| (v, false))
+    }
+}
+
+pub(crate) fn parse_decimal(s: &[u8]) -> Option<u64> {
+    if s.is_empty() {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &c in s {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add((c - b'0') as u64)?;
+    }
+    Some(v)
+}
+
+pub(crate) fn parse_hex(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || s.len() > 16 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &c in s {
+        let d = (c as char).to_digit(16)? as u64;
+        v = (v << 4) | d;
+    }
+    Some(v)
+}
+
+/// The file name of `path` for use as a process name.
+pub(crate) fn file_name(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// Buffered text reader of a (possibly zstd-compressed) file.
+pub(crate) fn open_lines(path: &Path) -> Result<Lines<BufReader<Box<dyn Read + Send>>>> {
+    let (r, compressed) = open_stream(path)?;
+    Ok(Lines::new(BufReader::with_capacity(1 << 18, r), path.to_path_buf(), compressed))
+}

@@ -1,0 +1,714 @@
+//! The pagelab binary trace format (`.plt`): fixed header, a body of tagged records that
+//! carry their dense ids (first touches carry the pid and page), and a process table.
+//! The exact layout is documented in docs/trace-format.md.
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use super::input::{le32, le64, open_file, read_error, resolve_page_size, Chunks, PidSet, Regroup, ZSTD_MAGIC};
+use super::writer::{Sink, TraceWriter};
+use super::{check_page_size, AccessKind, RefBatch, RefSource, SourceMeta};
+use crate::error::Position;
+use crate::{Error, Result};
+
+pub(crate) const MAGIC: [u8; 8] = *b"PAGELAB\0";
+pub(crate) const VERSION: u16 = 1;
+pub(crate) const HEADER_LEN: usize = 56;
+
+pub(crate) const FLAG_ZSTD: u16 = 1;
+pub(crate) const FLAG_GAPS: u16 = 2;
+
+pub(crate) const TAG_KIND: u8 = 0x03;
+pub(crate) const TAG_NEW: u8 = 0x04;
+pub(crate) const TAG_REPEAT: u8 = 0x08;
+pub(crate) const TAG_GAP: u8 = 0x10;
+const TAG_UNUSED: u8 = 0xE0;
+
+/// Longest record: tag, pid, page, repeat, gap.
+const MAX_REC: usize = 1 + 4 + 8 + 4 + 4;
+
+const CHUNK: usize = 1 << 20;
+
+#[derive(Debug, Clone, Copy)]
+struct Header {
+    flags: u16,
+    page_size: u64,
+    records: u64,
+    references: u64,
+    distinct_pages: u64,
+    trailer_offset: u64,
+}
+
+fn parse_header(path: &Path, b: &[u8]) -> Result<Header> {
+    let err = |at: u64, m: String| Error::format(path, Position::Byte(at), m);
+    let n = b.len().min(8);
+    if b[..n] != MAGIC[..n] || b.len() < 8 {
+        if b[..n] == MAGIC[..n] {
+            return Err(err(b.len() as u64, "expected the pagelab trace magic \"PAGELAB\\0\", found end of file".into()));
+        }
+        return Err(err(0, format!("expected the pagelab trace magic \"PAGELAB\\0\", found {:02x?} (not a pagelab trace)", &b[..n])));
+    }
+    if b.len() < HEADER_LEN {
+        return Err(err(
+            b.len() as u64,
+            format!("expected the {HEADER_LEN}-byte pagelab header, found end of file after {} bytes", b.len()),
+        ));
+    }
+    let version = u16::from_le_bytes([b[8], b[9]]);
+    if version != VERSION {
+        return Err(err(8, format!("expected pagelab trace version {VERSION}, found version {version} (unsupported)")));
+    }
+    let flags = u16::from_le_bytes([b[10], b[11]]);
+    if flags & !(FLAG_ZSTD | FLAG_GAPS) != 0 {
+        return Err(err(10, format!("expected header flags with only bits 0-1 in use, found {flags:#06x}")));
+    }
+    let reserved = le32(b, 12);
+    if reserved != 0 {
+        return Err(err(12, format!("expected the reserved header field to be 0, found {reserved}")));
+    }
+    let page_size = le64(b, 16);
+    if check_page_size(page_size).is_err() {
+        return Err(err(16, format!("expected a page size that is a power of two from 64 to 1073741824, found {page_size}")));
+    }
+    let records = le64(b, 24);
+    if records == u64::MAX {
+        return Err(err(24, "expected a record count, found the placeholder of an unfinished file (the writer never finished)".into()));
+    }
+    let references = le64(b, 32);
+    let distinct_pages = le64(b, 40);
+    if distinct_pages > u32::MAX as u64 + 1 || distinct_pages > records {
+        return Err(err(40, format!("expected at most min({records} records, 2^32) distinct pages, found {distinct_pages}")));
+    }
+    if references < records {
+        return Err(err(32, format!("expected at least as many references as records ({records}), found {references}")));
+    }
+    let trailer_offset = le64(b, 48);
+    if trailer_offset < HEADER_LEN as u64 {
+        return Err(err(48, format!("expected a process-table offset of at least {HEADER_LEN}, found {trailer_offset}")));
+    }
+    Ok(Header { flags, page_size, records, references, distinct_pages, trailer_offset })
+}
+
+fn header_bytes(h: &Header) -> [u8; HEADER_LEN] {
+    let mut b = [0u8; HEADER_LEN];
+    b[..8].copy_from_slice(&MAGIC);
+    b[8..10].copy_from_slice(&VERSION.to_le_bytes());
+    b[10..12].copy_from_slice(&h.flags.to_le_bytes());
+    b[16..24].copy_from_slice(&h.page_size.to_le_bytes());
+    b[24..32].copy_from_slice(&h.records.to_le_bytes());
+    b[32..40].copy_from_slice(&h.references.to_le_bytes());
+    b[40..48].copy_from_slice(&h.distinct_pages.to_le_bytes());
+    b[48..56].copy_from_slice(&h.trailer_offset.to_le_bytes());
+    b
+}
+
+/// Reads until `buf` is full or the stream ends; returns the bytes read.
+fn read_up_to(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// Parses the process table from the chunk stream (which must be at its start).
+fn parse_trailer(path: &Path, c: &mut Chunks) -> Result<Vec<(u32, String)>> {
+    let eof = |at: u64, what: &str| {
+        Error::format(path, Position::Byte(at), format!("expected {what} of the process table, found end of file"))
+    };
+    let count = match c.take(4, path)? {
+        Some(s) => le32(s, 0),
+        None => return Err(eof(c.base + c.end as u64, "the process count")),
+    };
+    let mut procs = Vec::with_capacity((count as usize).min(1024));
+    for i in 0..count {
+        let at_p = c.offset();
+        let (pid, len) = match c.take(6, path)? {
+            Some(s) => (le32(s, 0), u16::from_le_bytes([s[4], s[5]]) as usize),
+            None => return Err(eof(c.base + c.end as u64, &format!("entry {i} of {count}"))),
+        };
+        let name = match c.take(len, path)? {
+            Some(s) => s.to_vec(),
+            None => return Err(eof(c.base + c.end as u64, &format!("the {len}-byte name of entry {i} of {count}"))),
+        };
+        let name = String::from_utf8(name).map_err(|_| {
+            Error::format(path, Position::Byte(at_p + 6), format!("expected a UTF-8 process name for pid {pid}, found invalid bytes"))
+        })?;
+        procs.push((pid, name));
+    }
+    if !c.at_end(path)? {
+        return Err(Error::format(path, Position::Byte(c.offset()), "expected the end of the file after the process table, found more data"));
+    }
+    Ok(procs)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Body,
+    Done,
+    Failed,
+}
+
+/// Streaming reader of a pagelab binary trace at its own page size.
+pub(crate) struct PagelabSource {
+    meta: SourceMeta,
+    path: PathBuf,
+    header: Header,
+    chunks: Chunks,
+    /// pid and page of every dense id assigned so far.
+    table: Table,
+    record: u64,
+    references: u64,
+    state: State,
+    /// Whole-file zstd with a raw body: the process table follows the body in the stream.
+    trailer_in_stream: bool,
+    /// Process table not known up front: collect pids from first touches.
+    pids: Option<PidSet>,
+    /// Whole-file zstd around a compressed body: the outer stream, for the process table.
+    outer: Option<Shared>,
+}
+
+/// A reader shared between the body's decoder and the process-table reader.
+#[derive(Clone)]
+struct Shared(Arc<Mutex<Box<dyn Read + Send>>>);
+
+impl Read for Shared {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.0.lock() {
+            Ok(mut r) => r.read(buf),
+            Err(_) => Err(io::Error::other("poisoned reader")),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Table {
+    pids: Vec<u32>,
+    pages: Vec<u64>,
+}
+
+impl Table {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.pages.len()
+    }
+}
+
+enum RecErr {
+    Tag(u8),
+    Id(u32),
+    Repeat,
+    TooManyIds,
+}
+
+/// Length of a record from its tag.
+#[inline(always)]
+fn rec_len(tag: u8) -> usize {
+    1 + if tag & TAG_NEW != 0 { 12 } else { 4 }
+        + if tag & TAG_REPEAT != 0 { 4 } else { 0 }
+        + if tag & TAG_GAP != 0 { 4 } else { 0 }
+}
+
+/// Decodes one record from `d[p..]` (which holds it entirely) into `batch`.
+#[inline(always)]
+fn decode(
+    d: &[u8],
+    mut p: usize,
+    table: &mut Table,
+    batch: &mut RefBatch,
+    pids: &mut Option<PidSet>,
+    procs: &mut Vec<(u32, String)>,
+) -> std::result::Result<(usize, u32), RecErr> {
+    let tag = d[p];
+    if tag & TAG_UNUSED != 0 || tag & TAG_KIND == 3 {
+        return Err(RecErr::Tag(tag));
+    }
+    let kind = match tag & TAG_KIND {
+        0 => AccessKind::Read,
+        1 => AccessKind::Write,
+        _ => AccessKind::Instruction,
+    };
+    p += 1;
+    let id;
+    if tag & TAG_NEW != 0 {
+        let pid = le32(d, p);
+        let page = le64(d, p + 4);
+        p += 12;
+        if table.len() > u32::MAX as usize {
+            return Err(RecErr::TooManyIds);
+        }
+        id = table.len() as u32;
+        table.pids.push(pid);
+        table.pages.push(page);
+        if let Some(set) = pids {
+            if set.insert(pid) {
+                procs.push((pid, String::new()));
+            }
+        }
+    } else {
+        id = le32(d, p);
+        p += 4;
+        if id as usize >= table.len() {
+            return Err(RecErr::Id(id));
+        }
+    }
+    let repeat = if tag & TAG_REPEAT != 0 {
+        let r = le32(d, p);
+        p += 4;
+        if r == 0 {
+            return Err(RecErr::Repeat);
+        }
+        r
+    } else {
+        1
+    };
+    let gap = if tag & TAG_GAP != 0 {
+        let g = le32(d, p);
+        p += 4;
+        g
+    } else {
+        0
+    };
+    // pid and page are gathered from the table afterwards, in a tight loop whose
+    // independent loads overlap their cache misses
+    batch.id.push(id);
+    batch.kind.push(kind);
+    batch.repeat.push(repeat);
+    batch.gap.push(gap);
+    Ok((p, repeat))
+}
+
+impl PagelabSource {
+    pub fn open(path: &Path) -> Result<PagelabSource> {
+        let mut f = open_file(path)?;
+        let file_len = f.metadata().map_err(|e| Error::io(path, e))?.len();
+        let mut hb = [0u8; HEADER_LEN];
+        let got = read_up_to(&mut f, &mut hb).map_err(|e| Error::io(path, e))?;
+        if got >= 4 && hb[..4] == ZSTD_MAGIC {
+            return Self::open_whole_zstd(path, f);
+        }
+        let header = parse_header(path, &hb[..got])?;
+        if header.trailer_offset > file_len {
+            return Err(Error::format(
+                path,
+                Position::Byte(48),
+                format!("expected a process-table offset within the file ({file_len} bytes), found {} (truncated file?)", header.trailer_offset),
+            ));
+        }
+        // process table
+        f.seek(SeekFrom::Start(header.trailer_offset)).map_err(|e| Error::io(path, e))?;
+        let tf = f.try_clone().map_err(|e| Error::io(path, e))?;
+        let mut tc = Chunks::new(Box::new(tf), header.trailer_offset, false, 4096);
+        let processes = parse_trailer(path, &mut tc)?;
+        // body
+        f.seek(SeekFrom::Start(HEADER_LEN as u64)).map_err(|e| Error::io(path, e))?;
+        let body = f.take(header.trailer_offset - HEADER_LEN as u64);
+        let compressed = header.flags & FLAG_ZSTD != 0;
+        let r: Box<dyn Read + Send> = if compressed {
+            Box::new(zstd::stream::read::Decoder::new(body).map_err(|e| Error::io(path, e))?)
+        } else {
+            Box::new(body)
+        };
+        let chunks = Chunks::new(r, HEADER_LEN as u64, compressed, CHUNK);
+        let body_len = header.trailer_offset - HEADER_LEN as u64;
+        // a raw body holds at least 5 bytes per id; do not trust the header for sizes
+        let cap = if compressed { header.distinct_pages.min(1 << 20) } else { header.distinct_pages.min(body_len / 13 + 1) };
+        Ok(Self::new(path, header, chunks, processes, cap as usize, false, None))
+    }
+
+    fn open_whole_zstd(path: &Path, f: File) -> Result<PagelabSource> {
+        let mut f = f;
+        f.seek(SeekFrom::Start(0)).map_err(|e| Error::io(path, e))?;
+        let mut dec = zstd::stream::read::Decoder::new(f).map_err(|e| Error::io(path, e))?;
+        let mut hb = [0u8; HEADER_LEN];
+        let got = read_up_to(&mut dec, &mut hb).map_err(|e| read_error(path, true, Position::Byte(0), e))?;
+        let header = parse_header(path, &hb[..got])?;
+        let mut outer = None;
+        let (r, trailer_in_stream): (Box<dyn Read + Send>, bool) = if header.flags & FLAG_ZSTD != 0 {
+            // zstd around a compressed body: the body's decoder reads from the shared outer
+            // stream, which then goes on with the process table
+            let shared = Shared(Arc::new(Mutex::new(Box::new(dec))));
+            outer = Some(shared.clone());
+            let inner = shared.take(header.trailer_offset - HEADER_LEN as u64);
+            (Box::new(zstd::stream::read::Decoder::new(inner).map_err(|e| Error::io(path, e))?), false)
+        } else {
+            (Box::new(dec), true)
+        };
+        let chunks = Chunks::new(r, HEADER_LEN as u64, true, CHUNK);
+        let cap = header.distinct_pages.min(1 << 20) as usize;
+        let mut src = Self::new(path, header, chunks, Vec::new(), cap, trailer_in_stream, Some(PidSet::default()));
+        src.outer = outer;
+        Ok(src)
+    }
+
+    fn new(
+        path: &Path,
+        header: Header,
+        chunks: Chunks,
+        processes: Vec<(u32, String)>,
+        cap: usize,
+        trailer_in_stream: bool,
+        pids: Option<PidSet>,
+    ) -> PagelabSource {
+        PagelabSource {
+            meta: SourceMeta {
+                name: path.display().to_string(),
+                page_size: header.page_size,
+                processes,
+                records: Some(header.records),
+            },
+            path: path.to_path_buf(),
+            header,
+            chunks,
+            table: Table { pids: Vec::with_capacity(cap), pages: Vec::with_capacity(cap) },
+            record: 0,
+            references: 0,
+            state: State::Body,
+            trailer_in_stream,
+            pids,
+            outer: None,
+        }
+    }
+
+    fn rec_error(&self, at: u64, e: RecErr) -> Error {
+        let k = self.record;
+        let m = self.header.records;
+        let msg = match e {
+            RecErr::Tag(t) => format!(
+                "expected a record tag (kind 0-2 in bits 0-1, flags in bits 2-4) for record {k} of {m}, found {t:#04x}"
+            ),
+            RecErr::Id(id) => format!(
+                "expected a page id below {} (ids assigned so far) in record {k} of {m}, found {id}",
+                self.table.len()
+            ),
+            RecErr::Repeat => format!("expected a repeat count of at least 1 in record {k} of {m}, found 0"),
+            RecErr::TooManyIds => format!("record {k} of {m} would assign more than 2^32 page ids"),
+        };
+        Error::format(&self.path, Position::Byte(at), msg)
+    }
+
+    fn parse(&mut self, batch: &mut RefBatch, want: usize) -> Result<()> {
+        let mut n = 0usize;
+        while n < want {
+            if self.chunks.avail() < MAX_REC && !self.chunks.eof {
+                self.chunks.fill(MAX_REC, &self.path)?;
+            }
+            let avail = self.chunks.avail();
+            if avail >= MAX_REC {
+                let c = &mut self.chunks;
+                let d = &c.buf[c.pos..c.end];
+                let mut p = 0usize;
+                let mut refs = 0u64;
+                let mut failure = None;
+                let start = n;
+                let limit = d.len() - MAX_REC;
+                let mut assigned = self.table.len() as u64;
+                while n < want && p <= limit {
+                    let tag = d[p];
+                    if tag < 3 {
+                        // the common case: a known page, one reference, no gap
+                        let id = le32(d, p + 1);
+                        if (id as u64) < assigned {
+                            batch.id.push(id);
+                            batch.kind.push(match tag {
+                                0 => AccessKind::Read,
+                                1 => AccessKind::Write,
+                                _ => AccessKind::Instruction,
+                            });
+                            batch.repeat.push(1);
+                            batch.gap.push(0);
+                            p += 5;
+                            refs += 1;
+                            n += 1;
+                            continue;
+                        }
+                    }
+                    match decode(d, p, &mut self.table, batch, &mut self.pids, &mut self.meta.processes) {
+                        Ok((q, r)) => {
+                            p = q;
+                            refs += r as u64;
+                            n += 1;
+                            // a new id may have been assigned: refresh the fast path's bound
+                            assigned = self.table.len() as u64;
+                        }
+                        Err(e) => {
+                            failure = Some(e);
+                            break;
+                        }
+                    }
+                }
+                self.record += (n - start) as u64;
+                c.pos += p;
+                self.references += refs;
+                if let Some(e) = failure {
+                    return Err(self.rec_error(self.chunks.offset(), e));
+                }
+            } else {
+                // the end of the stream is near: check lengths before decoding
+                let at = self.chunks.offset();
+                if avail == 0 {
+                    return Err(Error::format(
+                        &self.path,
+                        Position::Byte(at),
+                        format!("expected record {} of {}, found end of file", self.record, self.header.records),
+                    ));
+                }
+                let tag = self.chunks.buf[self.chunks.pos];
+                let len = rec_len(tag);
+                if tag & TAG_UNUSED == 0 && tag & TAG_KIND != 3 && avail < len {
+                    return Err(Error::format(
+                        &self.path,
+                        Position::Byte(at + avail as u64),
+                        format!(
+                            "expected {} more bytes of record {} of {} (which starts at byte {at}), found end of file",
+                            len - avail,
+                            self.record,
+                            self.header.records
+                        ),
+                    ));
+                }
+                let c = &mut self.chunks;
+                let d = &c.buf[c.pos..c.end];
+                match decode(d, 0, &mut self.table, batch, &mut self.pids, &mut self.meta.processes) {
+                    Ok((q, r)) => {
+                        c.pos += q;
+                        self.references += r as u64;
+                        n += 1;
+                        self.record += 1;
+                    }
+                    Err(e) => return Err(self.rec_error(at, e)),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps the order of first appearance, takes the names from the process table.
+    fn merge_names(&mut self, procs: Vec<(u32, String)>) {
+        for (pid, name) in procs {
+            match self.meta.processes.iter_mut().find(|(p, _)| *p == pid) {
+                Some(e) => e.1 = name,
+                None => self.meta.processes.push((pid, name)),
+            }
+        }
+    }
+
+    fn finish_body(&mut self) -> Result<()> {
+        let path = self.path.clone();
+        let h = self.header;
+        let end = self.chunks.offset();
+        if self.trailer_in_stream {
+            if end != h.trailer_offset {
+                return Err(Error::format(
+                    &path,
+                    Position::Byte(end),
+                    format!("expected the process table at byte {} after {} records, found more data", h.trailer_offset, h.records),
+                ));
+            }
+            let procs = parse_trailer(&path, &mut self.chunks)?;
+            self.merge_names(procs);
+        } else if !self.chunks.at_end(&path)? {
+            return Err(Error::format(
+                &path,
+                Position::Byte(self.chunks.offset()),
+                format!("expected the end of the trace body after {} records, found more data", h.records),
+            ));
+        } else if let Some(outer) = self.outer.take() {
+            let mut c = Chunks::new(Box::new(outer), h.trailer_offset, true, 4096);
+            let procs = parse_trailer(&path, &mut c)?;
+            self.merge_names(procs);
+        }
+        if self.references != h.references {
+            return Err(Error::format(
+                &path,
+                Position::Byte(end),
+                format!("expected {} references as the header says, the body holds {}", h.references, self.references),
+            ));
+        }
+        if self.table.len() as u64 != h.distinct_pages {
+            return Err(Error::format(
+                &path,
+                Position::Byte(end),
+                format!("expected {} distinct pages as the header says, the body holds {}", h.distinct_pages, self.table.len()),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl RefSource for PagelabSource {
+    fn meta(&self) -> &SourceMeta {
+        &self.meta
+    }
+
+    fn next_batch(&mut self, batch: &mut RefBatch) -> Result<usize> {
+        batch.clear();
+        if self.state != State::Body {
+            return Ok(0);
+        }
+        let want = (self.header.records - self.record).min(super::BATCH_RECORDS as u64) as usize;
+        let mut r = self.parse(batch, want);
+        let table = &self.table;
+        batch.pid.extend(batch.id.iter().map(|&id| table.pids[id as usize]));
+        batch.page.extend(batch.id.iter().map(|&id| table.pages[id as usize]));
+        if r.is_ok() && self.record == self.header.records {
+            r = self.finish_body();
+            if r.is_ok() {
+                self.state = State::Done;
+            }
+        }
+        if let Err(e) = r {
+            self.state = State::Failed;
+            batch.clear();
+            return Err(e);
+        }
+        Ok(batch.len())
+    }
+
+    fn distinct_pages(&self) -> u32 {
+        self.table.len() as u32
+    }
+}
+
+/// Opens a pagelab trace at `page_size` (default: the file's own).
+pub(crate) fn open(path: &Path, page_size: Option<u64>) -> Result<Box<dyn RefSource>> {
+    let src = PagelabSource::open(path)?;
+    let native = src.meta.page_size;
+    let (ps, shift) = resolve_page_size(path, page_size, native, native)?;
+    if shift == 0 {
+        Ok(Box::new(src))
+    } else {
+        Ok(Box::new(Regroup::new(Box::new(src), ps, shift)))
+    }
+}
+
+/// Writer of pagelab binary traces.
+pub(crate) struct PagelabWriter {
+    sink: Sink,
+    path: PathBuf,
+    buf: Vec<u8>,
+    header: Header,
+    assigned: u64,
+    pids: PidSet,
+    order: Vec<u32>,
+}
+
+impl PagelabWriter {
+    pub fn new(mut file: File, out: &Path, page_size: u64, compress: bool) -> Result<PagelabWriter> {
+        let header = Header {
+            flags: if compress { FLAG_ZSTD } else { 0 },
+            page_size,
+            records: u64::MAX,
+            references: 0,
+            distinct_pages: 0,
+            trailer_offset: 0,
+        };
+        file.write_all(&header_bytes(&header)).map_err(|e| Error::io(out, e))?;
+        let sink = Sink::new(file, compress).map_err(|e| Error::io(out, e))?;
+        Ok(PagelabWriter {
+            sink,
+            path: out.to_path_buf(),
+            buf: Vec::with_capacity(CHUNK + 64),
+            header: Header { records: 0, ..header },
+            assigned: 0,
+            pids: PidSet::default(),
+            order: Vec::new(),
+        })
+    }
+}
+
+impl TraceWriter for PagelabWriter {
+    fn write_batch(&mut self, b: &RefBatch) -> Result<()> {
+        for i in 0..b.len() {
+            let id = b.id[i] as u64;
+            let repeat = b.repeat[i];
+            let gap = b.gap[i];
+            if repeat == 0 {
+                return Err(Error::invalid("source", format!("record {} has a repeat count of 0", self.header.records)));
+            }
+            let mut tag = b.kind[i] as u8;
+            if repeat != 1 {
+                tag |= TAG_REPEAT;
+            }
+            if gap != 0 {
+                tag |= TAG_GAP;
+                self.header.flags |= FLAG_GAPS;
+            }
+            if id == self.assigned {
+                let pid = b.pid[i];
+                self.buf.push(tag | TAG_NEW);
+                self.buf.extend_from_slice(&pid.to_le_bytes());
+                self.buf.extend_from_slice(&b.page[i].to_le_bytes());
+                self.assigned += 1;
+                if self.pids.insert(pid) {
+                    self.order.push(pid);
+                }
+            } else if id < self.assigned {
+                self.buf.push(tag);
+                self.buf.extend_from_slice(&(id as u32).to_le_bytes());
+            } else {
+                return Err(Error::invalid(
+                    "source",
+                    format!("record {} has page id {id} but only {} ids were assigned (ids must be in first-touch order)", self.header.records, self.assigned),
+                ));
+            }
+            if repeat != 1 {
+                self.buf.extend_from_slice(&repeat.to_le_bytes());
+            }
+            if gap != 0 {
+                self.buf.extend_from_slice(&gap.to_le_bytes());
+            }
+            self.header.records += 1;
+            self.header.references += repeat as u64;
+            if self.buf.len() >= CHUNK {
+                self.sink.write_all(&self.buf).map_err(|e| Error::io(&self.path, e))?;
+                self.buf.clear();
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>, meta: &SourceMeta) -> Result<u64> {
+        let mut me = *self;
+        let path = me.path.clone();
+        let io = |e| Error::io(&path, e);
+        me.sink.write_all(&me.buf).map_err(io)?;
+        let mut file = me.sink.finish().map_err(io)?;
+        let mut h = me.header;
+        h.distinct_pages = me.assigned;
+        h.trailer_offset = file.stream_position().map_err(io)?;
+        // process table: pids in order of first appearance, then any others the source names
+        let mut procs: Vec<(u32, String)> = me
+            .order
+            .iter()
+            .map(|&pid| (pid, meta.processes.iter().find(|(p, _)| *p == pid).map(|(_, n)| n.clone()).unwrap_or_default()))
+            .collect();
+        for (pid, name) in &meta.processes {
+            if !procs.iter().any(|(p, _)| p == pid) {
+                procs.push((*pid, name.clone()));
+            }
+        }
+        let mut t = Vec::new();
+        t.extend_from_slice(&(procs.len() as u32).to_le_bytes());
+        for (pid, name) in &procs {
+            let mut end = name.len().min(u16::MAX as usize);
+            while !name.is_char_boundary(end) {
+                end -= 1;
+            }
+            t.extend_from_slice(&pid.to_le_bytes());
+            t.extend_from_slice(&(end as u16).to_le_bytes());
+            t.extend_from_slice(&name.as_bytes()[..end]);
+        }
+        file.write_all(&t).map_err(io)?;
+        file.seek(SeekFrom::Start(0)).map_err(io)?;
+        file.write_all(&header_bytes(&h)).map_err(io)?;
+        file.flush().map_err(io)?;
+        Ok(h.records)
+    }
+}

@@ -1,0 +1,388 @@
+//! CSV / plain-text traces: one reference (or record, with a repeat column) per line.
+use std::fs::File;
+use std::io::{BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::input::{
+    open_lines, parse_decimal, parse_number, quote, resolve_page_size, Folder, Lines, PidSet,
+};
+use super::writer::{Sink, TraceWriter};
+use super::{check_page_size, AccessKind, RefBatch, RefSource, Reference, SourceMeta, BATCH_RECORDS};
+use crate::{Error, Result};
+
+const DEFAULT_PAGE_SIZE: u64 = 4096;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Col {
+    Pid,
+    Page,
+    Addr,
+    Kind,
+    Repeat,
+    Gap,
+}
+
+fn column(name: &[u8]) -> Option<Col> {
+    let n = name.to_ascii_lowercase();
+    Some(match n.as_slice() {
+        b"pid" => Col::Pid,
+        b"page" => Col::Page,
+        b"addr" | b"address" => Col::Addr,
+        b"kind" | b"op" | b"rw" | b"type" => Col::Kind,
+        b"repeat" | b"count" => Col::Repeat,
+        b"gap" => Col::Gap,
+        _ => return None,
+    })
+}
+
+/// Access kind from a letter or word (case-insensitive).
+pub(crate) fn parse_kind(s: &[u8]) -> Option<AccessKind> {
+    let n = s.to_ascii_lowercase();
+    Some(match n.as_slice() {
+        b"r" | b"read" | b"l" | b"load" => AccessKind::Read,
+        b"w" | b"write" | b"s" | b"store" | b"m" | b"modify" => AccessKind::Write,
+        b"i" | b"instr" | b"instruction" | b"ifetch" => AccessKind::Instruction,
+        _ => return None,
+    })
+}
+
+/// Splits a line into fields: by commas if it has any (fields trimmed), else by
+/// whitespace. Returns false if a comma-separated field is empty.
+fn split<'a>(line: &'a [u8], out: &mut Vec<&'a [u8]>) -> bool {
+    out.clear();
+    if line.contains(&b',') {
+        for f in line.split(|&c| c == b',') {
+            let f = f.trim_ascii();
+            if f.is_empty() {
+                return false;
+            }
+            out.push(f);
+        }
+    } else {
+        out.extend(line.split(|c| c.is_ascii_whitespace()).filter(|f| !f.is_empty()));
+    }
+    true
+}
+
+/// Parses a header line; None if the line is not one (some field is not a column name).
+fn parse_header_line(fields: &[&[u8]]) -> Option<Vec<Col>> {
+    if fields.is_empty() {
+        return None;
+    }
+    fields.iter().map(|f| column(f)).collect()
+}
+
+enum Layout {
+    Headerless,
+    Header(Vec<Col>),
+}
+
+/// Streaming reader of CSV / text traces.
+pub(crate) struct CsvSource {
+    meta: SourceMeta,
+    lines: Lines<BufReader<Box<dyn Read + Send>>>,
+    layout: Layout,
+    folder: Folder,
+    /// Unit of page-number values.
+    native: u64,
+    log_page: u32,
+    /// The first data line is already in `lines.buf`.
+    stashed: bool,
+    done: bool,
+    pids: PidSet,
+}
+
+impl CsvSource {
+    pub fn open(path: &Path, page_size: Option<u64>) -> Result<CsvSource> {
+        let mut lines = open_lines(path)?;
+        let mut native = None;
+        let mut layout = Layout::Headerless;
+        let mut stashed = false;
+        while lines.next_line()? {
+            let l = lines.buf.trim_ascii();
+            if l.is_empty() {
+                continue;
+            }
+            if l[0] == b'#' {
+                if lines.line_no == 1 {
+                    let c = l[1..].trim_ascii();
+                    if let Some(rest) = c.strip_prefix(b"page_size") {
+                        let rest = rest.trim_ascii();
+                        let v = rest.strip_prefix(b"=").map(|r| r.trim_ascii()).and_then(parse_decimal);
+                        match v {
+                            Some(v) if check_page_size(v).is_ok() => native = Some(v),
+                            _ => {
+                                return Err(lines.error(format!(
+                                    "expected '# page_size=N' with N a power of two from 64 to 1073741824, got '{}'",
+                                    quote(l)
+                                )))
+                            }
+                        }
+                    }
+                }
+                continue;
+            }
+            let mut fields = Vec::new();
+            if !split(l, &mut fields) {
+                stashed = true; // reported as a data line error
+                break;
+            }
+            if l[0].is_ascii_alphabetic() {
+                if let Some(cols) = parse_header_line(&fields) {
+                    check_columns(&lines, &cols)?;
+                    layout = Layout::Header(cols);
+                    break;
+                }
+            }
+            stashed = true;
+            break;
+        }
+        let has_pages = native.is_some() || matches!(&layout, Layout::Header(c) if c.contains(&Col::Page));
+        let native = native.unwrap_or(DEFAULT_PAGE_SIZE);
+        let ps = if has_pages {
+            resolve_page_size(path, page_size, native, native)?.0
+        } else {
+            // only byte addresses so far: any valid page size (page numbers met later are checked)
+            resolve_page_size(path, page_size, 1, native)?.0
+        };
+        Ok(CsvSource {
+            meta: SourceMeta { name: path.display().to_string(), page_size: ps, processes: Vec::new(), records: None },
+            lines,
+            layout,
+            folder: Folder::new(),
+            native,
+            log_page: ps.trailing_zeros(),
+            stashed,
+            done: false,
+            pids: PidSet::default(),
+        })
+    }
+
+    fn page_of(&self, v: u64, is_addr: bool) -> Result<u64> {
+        if is_addr {
+            Ok(v >> self.log_page)
+        } else if self.meta.page_size >= self.native {
+            Ok(v >> (self.log_page - self.native.trailing_zeros()))
+        } else {
+            Err(self.lines.error(format!(
+                "a page number of {}-byte pages cannot be read at page size {}; use a page size of at least {} or byte addresses (0x...)",
+                self.native, self.meta.page_size, self.native
+            )))
+        }
+    }
+
+    /// Parses the line in `lines.buf` (not blank, not a comment).
+    fn parse_line(&mut self) -> Result<Option<Reference>> {
+        let line = std::mem::take(&mut self.lines.buf);
+        let r = self.parse_fields(&line);
+        self.lines.buf = line;
+        r
+    }
+
+    fn parse_fields(&mut self, line: &[u8]) -> Result<Option<Reference>> {
+        let l = line.trim_ascii();
+        let mut f: Vec<&[u8]> = Vec::with_capacity(6);
+        if !split(l, &mut f) {
+            return Err(self.lines.error(format!("expected no empty fields, got '{}'", quote(l))));
+        }
+        if l[0].is_ascii_alphabetic() {
+            if let Some(cols) = parse_header_line(&f) {
+                check_columns(&self.lines, &cols)?;
+                self.layout = Layout::Header(cols);
+                return Ok(None);
+            }
+        }
+        let mut r = Reference { pid: 0, page: 0, kind: AccessKind::Read, repeat: 1, gap: 0 };
+        match &self.layout {
+            Layout::Headerless => {
+                let (pid, value, kind) = match f.len() {
+                    1 => (None, f[0], None),
+                    2 if parse_kind(f[1]).is_some() => (None, f[0], Some(f[1])),
+                    2 => (Some(f[0]), f[1], None),
+                    3 => (Some(f[0]), f[1], Some(f[2])),
+                    _ => (None, &b""[..], None),
+                };
+                let bad = || {
+                    if f.len() == 1 {
+                        format!("expected a page number or address (decimal or 0x hex), got '{}'", quote(l))
+                    } else {
+                        format!(
+                            "expected 'value', 'value,kind', 'pid,value' or 'pid,value,kind' (value: decimal page number or 0x address; kind: r/w/i), got '{}'",
+                            quote(l)
+                        )
+                    }
+                };
+                let (v, hex) = parse_number(value).ok_or_else(|| self.lines.error(bad()))?;
+                if let Some(p) = pid {
+                    r.pid = parse_decimal(p).and_then(|p| u32::try_from(p).ok()).ok_or_else(|| self.lines.error(bad()))?;
+                }
+                if let Some(k) = kind {
+                    r.kind = parse_kind(k).ok_or_else(|| self.lines.error(bad()))?;
+                }
+                r.page = self.page_of(v, hex)?;
+            }
+            Layout::Header(cols) => {
+                if f.len() != cols.len() {
+                    return Err(self.lines.error(format!(
+                        "expected {} fields ({}), got {} in '{}'",
+                        cols.len(),
+                        cols.iter().map(|c| format!("{c:?}").to_lowercase()).collect::<Vec<_>>().join(","),
+                        f.len(),
+                        quote(l)
+                    )));
+                }
+                let mut value = (0u64, false);
+                for (c, s) in cols.iter().zip(f.iter()) {
+                    let err = |what: &str| self.lines.error(format!("column '{}': expected {what}, got '{}'", format!("{c:?}").to_lowercase(), quote(s)));
+                    match c {
+                        Col::Pid => {
+                            r.pid = parse_decimal(s).and_then(|p| u32::try_from(p).ok()).ok_or_else(|| err("a pid (decimal, 32 bits)"))?
+                        }
+                        Col::Page => value = (parse_number(s).ok_or_else(|| err("a page number (decimal or 0x hex)"))?.0, false),
+                        Col::Addr => value = (parse_number(s).ok_or_else(|| err("a byte address (decimal or 0x hex)"))?.0, true),
+                        Col::Kind => r.kind = parse_kind(s).ok_or_else(|| err("a kind (r/w/i, read/write/instruction, l/s/m)"))?,
+                        Col::Repeat => {
+                            r.repeat = parse_decimal(s)
+                                .and_then(|p| u32::try_from(p).ok())
+                                .filter(|&p| p >= 1)
+                                .ok_or_else(|| err("a repeat count from 1 to 4294967295"))?
+                        }
+                        Col::Gap => {
+                            r.gap = parse_decimal(s).and_then(|p| u32::try_from(p).ok()).ok_or_else(|| err("a gap (decimal, 32 bits)"))?
+                        }
+                    }
+                }
+                r.page = self.page_of(value.0, value.1)?;
+            }
+        }
+        Ok(Some(r))
+    }
+}
+
+fn check_columns<R: std::io::BufRead>(lines: &Lines<R>, cols: &[Col]) -> Result<()> {
+    for (i, c) in cols.iter().enumerate() {
+        if cols[..i].contains(c) || (*c == Col::Addr && cols.contains(&Col::Page)) {
+            return Err(lines.error("expected each column once and only one of 'page' and 'addr' in the header line"));
+        }
+    }
+    if !cols.contains(&Col::Page) && !cols.contains(&Col::Addr) {
+        return Err(lines.error("expected a 'page' or 'addr' column in the header line"));
+    }
+    Ok(())
+}
+
+impl RefSource for CsvSource {
+    fn meta(&self) -> &SourceMeta {
+        &self.meta
+    }
+
+    fn next_batch(&mut self, batch: &mut RefBatch) -> Result<usize> {
+        batch.clear();
+        while !self.done && batch.len() < BATCH_RECORDS {
+            if self.stashed {
+                self.stashed = false;
+            } else if !self.lines.next_line()? {
+                self.done = true;
+                self.folder.flush(batch);
+                break;
+            }
+            let l = self.lines.buf.trim_ascii();
+            if l.is_empty() || l[0] == b'#' {
+                continue;
+            }
+            let r = match self.parse_line() {
+                Ok(Some(r)) => r,
+                Ok(None) => continue,
+                Err(e) => {
+                    self.done = true;
+                    return Err(e);
+                }
+            };
+            if self.pids.insert(r.pid) {
+                self.meta.processes.push((r.pid, String::new()));
+            }
+            self.folder.push(r, batch);
+        }
+        Ok(batch.len())
+    }
+
+    fn distinct_pages(&self) -> u32 {
+        self.folder.densifier.len()
+    }
+}
+
+pub(crate) fn open(path: &Path, page_size: Option<u64>) -> Result<Box<dyn RefSource>> {
+    Ok(Box::new(CsvSource::open(path, page_size)?))
+}
+
+/// Writer of CSV traces: `# page_size=N`, a header, one line per record.
+pub(crate) struct CsvWriter {
+    sink: Sink,
+    path: PathBuf,
+    buf: Vec<u8>,
+    page_size: u64,
+    started: bool,
+    gap_col: bool,
+    records: u64,
+}
+
+impl CsvWriter {
+    pub fn new(file: File, out: &Path, page_size: u64, compress: bool) -> Result<CsvWriter> {
+        let sink = Sink::new(file, compress).map_err(|e| Error::io(out, e))?;
+        Ok(CsvWriter { sink, path: out.to_path_buf(), buf: Vec::with_capacity(1 << 20), page_size, started: false, gap_col: false, records: 0 })
+    }
+
+    fn header(&mut self) {
+        self.buf.extend_from_slice(if self.gap_col { b"pid,page,kind,repeat,gap\n" } else { b"pid,page,kind,repeat\n" });
+    }
+
+    fn start(&mut self, gaps: bool) {
+        let _ = writeln!(self.buf, "# page_size={}", self.page_size);
+        self.gap_col = gaps;
+        self.header();
+        self.started = true;
+    }
+}
+
+impl TraceWriter for CsvWriter {
+    fn write_batch(&mut self, b: &RefBatch) -> Result<()> {
+        if !self.started {
+            self.start(b.gap.iter().any(|&g| g != 0));
+        }
+        for i in 0..b.len() {
+            if b.gap[i] != 0 && !self.gap_col {
+                // a gap first seen after the header: repeat the header with a gap column
+                self.gap_col = true;
+                self.header();
+            }
+            let k = match b.kind[i] {
+                AccessKind::Read => 'r',
+                AccessKind::Write => 'w',
+                AccessKind::Instruction => 'i',
+            };
+            let _ = if self.gap_col {
+                writeln!(self.buf, "{},{},{},{},{}", b.pid[i], b.page[i], k, b.repeat[i], b.gap[i])
+            } else {
+                writeln!(self.buf, "{},{},{},{}", b.pid[i], b.page[i], k, b.repeat[i])
+            };
+            self.records += 1;
+            if self.buf.len() >= 1 << 20 {
+                self.sink.write_all(&self.buf).map_err(|e| Error::io(&self.path, e))?;
+                self.buf.clear();
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>, _meta: &SourceMeta) -> Result<u64> {
+        let mut me = *self;
+        if !me.started {
+            me.start(false);
+        }
+        let path = me.path.clone();
+        me.sink.write_all(&me.buf).map_err(|e| Error::io(&path, e))?;
+        let mut f = me.sink.finish().map_err(|e| Error::io(&path, e))?;
+        f.flush().map_err(|e| Error::io(&path, e))?;
+        Ok(me.records)
+    }
+}
