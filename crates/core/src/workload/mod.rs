@@ -1,7 +1,40 @@
 //! Built-in workload generators: deterministic for a seed, sizes as parameters.
+//!
+//! Each workload emits the references its index arithmetic implies (DESIGN.md,
+//! "Workload generators"): arrays of 8-byte elements, row-major, each array on its own
+//! page-aligned base in one address space ([`layout`]); every element access is cut into
+//! a page, consecutive accesses with the same (page, kind) fold into one record, and
+//! records get dense ids in first-touch order ([`emitter`]). Single process, pid 0.
+//! Generators stream on a background thread ([`stream`]); nothing materialises the whole
+//! reference string. One file per workload; random ones use `Pcg64::seed_from_u64(seed)`.
 
-use crate::trace::RefSource;
-use crate::Result;
+use crate::trace::{check_page_size, RefSource};
+use crate::{Error, Result};
+
+mod alias;
+mod emitter;
+mod layout;
+mod params;
+mod stream;
+
+mod bitrev;
+mod jacobi;
+mod lu;
+mod matmul;
+mod mergesort;
+mod phases;
+mod scan;
+mod shrinking_loop;
+mod sor;
+mod spmv;
+mod uniform;
+mod zipf;
+
+#[cfg(test)]
+mod tests;
+
+use params::Params;
+use stream::{Plan, WorkloadSource};
 
 /// One parameter of a workload, for `workload list` and validation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,14 +52,60 @@ pub struct WorkloadInfo {
     pub params: Vec<ParamInfo>,
 }
 
+/// A registry entry: what `list()` shows and how to plan a run.
+struct Workload {
+    name: &'static str,
+    summary: &'static str,
+    params: &'static [ParamInfo],
+    /// Validates parameters (already checked for unknown names) and builds the generator.
+    plan: fn(&Params, u64, u64) -> Result<Plan>,
+}
+
+const fn param(name: &'static str, default: &'static str, help: &'static str) -> ParamInfo {
+    ParamInfo { name, default, help }
+}
+
+macro_rules! workload {
+    ($module:ident, $name:literal) => {
+        Workload { name: $name, summary: $module::SUMMARY, params: $module::PARAMS, plan: $module::plan }
+    };
+}
+
+const WORKLOADS: &[Workload] = &[
+    workload!(lu, "lu"),
+    workload!(sor, "sor"),
+    workload!(matmul, "matmul"),
+    workload!(mergesort, "mergesort"),
+    workload!(bitrev, "bitrev"),
+    workload!(jacobi, "jacobi"),
+    workload!(spmv, "spmv"),
+    workload!(shrinking_loop, "shrinking-loop"),
+    workload!(scan, "scan"),
+    workload!(uniform, "uniform"),
+    workload!(zipf, "zipf"),
+    workload!(phases, "phases"),
+];
+
 /// The built-in workloads, in listing order.
 pub fn list() -> Vec<WorkloadInfo> {
-    todo!("workloads helper")
+    WORKLOADS
+        .iter()
+        .map(|w| WorkloadInfo { name: w.name, summary: w.summary, params: w.params.to_vec() })
+        .collect()
 }
 
 /// Opens a workload as a reference stream. Unknown names, unknown parameters and bad
 /// values are [`crate::Error::Invalid`] errors naming the workload and the parameter.
 pub fn open_workload(name: &str, params: &[(String, String)], page_size: u64, seed: u64) -> Result<Box<dyn RefSource>> {
-    let _ = (name, params, page_size, seed);
-    todo!("workloads helper")
+    let Some(w) = WORKLOADS.iter().find(|w| w.name == name.trim()) else {
+        let names: Vec<&str> = WORKLOADS.iter().map(|w| w.name).collect();
+        return Err(Error::invalid(
+            "workload",
+            format!("unknown workload '{name}' (expected one of: {})", names.join(", ")),
+        ));
+    };
+    let params = Params::new(w.name, w.params, params)?;
+    check_page_size(page_size)?;
+    let plan = (w.plan)(&params, page_size, seed)?;
+    Ok(Box::new(WorkloadSource::spawn(w.name, page_size, plan)?))
 }

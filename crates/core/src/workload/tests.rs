@@ -1,0 +1,540 @@
+//! Tests of the workload generators through the public API (`list`, `open_workload`).
+
+use std::collections::HashMap;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use super::{list, open_workload};
+use crate::trace::{AccessKind, PageId, RefBatch, RefSource, Reference};
+use crate::Error;
+
+fn kv(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+fn open(name: &str, params: &[(&str, &str)], page_size: u64, seed: u64) -> Box<dyn RefSource> {
+    open_workload(name, &kv(params), page_size, seed).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn open_err(name: &str, params: &[(&str, &str)], page_size: u64) -> String {
+    match open_workload(name, &kv(params), page_size, 1) {
+        Ok(_) => panic!("{name} {params:?} page size {page_size}: expected an error"),
+        Err(e @ Error::Invalid { .. }) => e.to_string(),
+        Err(e) => panic!("expected Error::Invalid, got {e:?}"),
+    }
+}
+
+/// A whole stream, with the invariants every source must keep checked on the way.
+struct Stream {
+    ids: Vec<PageId>,
+    refs: Vec<Reference>,
+    distinct: u32,
+}
+
+impl Stream {
+    fn references(&self) -> u64 {
+        self.refs.iter().map(|r| r.repeat as u64).sum()
+    }
+    fn pages(&self) -> Vec<u64> {
+        self.refs.iter().map(|r| r.page).collect()
+    }
+    fn count(&self, kind: AccessKind) -> u64 {
+        self.refs.iter().filter(|r| r.kind == kind).map(|r| r.repeat as u64).sum()
+    }
+}
+
+fn read_all(mut src: Box<dyn RefSource>) -> Stream {
+    let meta = src.meta().clone();
+    assert!(meta.name.starts_with("workload:"), "{}", meta.name);
+    assert_eq!(meta.processes.len(), 1);
+    assert_eq!(meta.processes[0].0, 0);
+    let mut batch = RefBatch::default();
+    let mut out = Stream { ids: Vec::new(), refs: Vec::new(), distinct: 0 };
+    let mut page_of_id: Vec<u64> = Vec::new();
+    let mut id_of_page: HashMap<u64, PageId> = HashMap::new();
+    loop {
+        let n = src.next_batch(&mut batch).unwrap();
+        assert_eq!(n, batch.len());
+        if n == 0 {
+            break;
+        }
+        for i in 0..n {
+            let r = batch.get(i);
+            let id = batch.id[i];
+            assert_eq!(r.pid, 0);
+            assert!(r.repeat >= 1);
+            if let Some(prev) = out.refs.last() {
+                assert!(
+                    !(prev.pid == r.pid && prev.page == r.page && prev.kind == r.kind && prev.repeat != u32::MAX),
+                    "{}: record {} repeats (page {}, {:?}) unfolded",
+                    meta.name,
+                    out.refs.len(),
+                    r.page,
+                    r.kind
+                );
+            }
+            // Dense ids in first-touch order, one per page.
+            assert!(id as usize <= page_of_id.len(), "{}: id {id} skips ahead of {}", meta.name, page_of_id.len());
+            if id as usize == page_of_id.len() {
+                assert!(!id_of_page.contains_key(&r.page), "{}: page {} got a second id", meta.name, r.page);
+                page_of_id.push(r.page);
+                id_of_page.insert(r.page, id);
+            }
+            assert_eq!(page_of_id[id as usize], r.page, "{}: id {id} names two pages", meta.name);
+            out.ids.push(id);
+            out.refs.push(r);
+        }
+        assert_eq!(src.distinct_pages() as usize, page_of_id.len(), "{}: distinct_pages after a batch", meta.name);
+    }
+    assert_eq!(src.next_batch(&mut batch).unwrap(), 0, "the end stays the end");
+    out.distinct = src.distinct_pages();
+    if let Some(records) = meta.records {
+        assert_eq!(records, out.refs.len() as u64, "{}: meta.records", meta.name);
+    }
+    out
+}
+
+fn run(name: &str, params: &[(&str, &str)], page_size: u64, seed: u64) -> Stream {
+    read_all(open(name, params, page_size, seed))
+}
+
+/// Small runs of every workload.
+const SMALL: &[(&str, &[(&str, &str)], bool)] = &[
+    ("lu", &[("n", "20")], true),
+    ("sor", &[("n", "20"), ("iterations", "3")], false),
+    ("matmul", &[("n", "12")], false),
+    ("matmul", &[("n", "12"), ("order", "ikj")], false),
+    ("mergesort", &[("n", "500")], true),
+    ("bitrev", &[("n", "1024")], false),
+    ("jacobi", &[("n", "20"), ("m", "30"), ("iterations", "3")], false),
+    ("spmv", &[("rows", "300"), ("nnz_per_row", "4"), ("iterations", "2")], true),
+    ("spmv", &[("rows", "200"), ("cols", "500"), ("nnz_per_row", "40")], true),
+    ("shrinking-loop", &[("pages", "50"), ("loops", "30")], false),
+    ("scan", &[("pages", "20"), ("passes", "3")], false),
+    ("uniform", &[("refs", "5000"), ("pages", "100")], true),
+    ("zipf", &[("refs", "5000"), ("pages", "1000")], true),
+    ("phases", &[("phases", "3"), ("refs_per_phase", "2000"), ("pages", "50")], true),
+];
+
+#[test]
+fn workload_list_names_all_twelve() {
+    let names: Vec<&str> = list().iter().map(|w| w.name).collect();
+    assert_eq!(
+        names,
+        [
+            "lu",
+            "sor",
+            "matmul",
+            "mergesort",
+            "bitrev",
+            "jacobi",
+            "spmv",
+            "shrinking-loop",
+            "scan",
+            "uniform",
+            "zipf",
+            "phases"
+        ]
+    );
+    for w in list() {
+        assert!(!w.summary.is_empty() && !w.summary.contains('\n'), "{}", w.name);
+        assert!(!w.params.is_empty(), "{}", w.name);
+        for p in &w.params {
+            assert!(!p.default.is_empty() && !p.help.is_empty(), "{}.{}", w.name, p.name);
+        }
+    }
+}
+
+#[test]
+fn workload_defaults_open() {
+    // Every default parses; read one batch only, then drop mid-stream.
+    for w in list() {
+        let mut src = open(w.name, &[], 4096, 1);
+        let mut batch = RefBatch::default();
+        assert!(src.next_batch(&mut batch).unwrap() > 0, "{}", w.name);
+        assert_eq!(src.meta().name, format!("workload:{}", w.name));
+        assert_eq!(src.meta().processes, vec![(0, w.name.to_string())]);
+        assert_eq!(src.meta().page_size, 4096);
+    }
+}
+
+#[test]
+fn workload_small_runs_keep_invariants_and_are_deterministic() {
+    for &(name, params, random) in SMALL {
+        let a = run(name, params, 512, 7);
+        let b = run(name, params, 512, 7);
+        assert!(!a.refs.is_empty(), "{name}");
+        assert!(a.refs == b.refs, "{name} {params:?}: same seed, different stream");
+        assert!(a.ids == b.ids, "{name} {params:?}: same seed, different ids");
+        let c = run(name, params, 512, 8);
+        if random {
+            assert!(a.refs != c.refs, "{name} {params:?}: the seed changes nothing");
+        } else {
+            assert!(a.refs == c.refs, "{name} {params:?}: not random, yet the seed matters");
+        }
+    }
+}
+
+#[test]
+fn workload_batches_are_reused_without_losing_records() {
+    // More than one batch, read with a fresh batch each time and with one batch reused.
+    let params = [("refs", "300000"), ("pages", "5000")];
+    let reused = run("uniform", &params, 4096, 3);
+    let mut src = open("uniform", &params, 4096, 3);
+    let mut refs = Vec::new();
+    loop {
+        let mut batch = RefBatch::default();
+        if src.next_batch(&mut batch).unwrap() == 0 {
+            break;
+        }
+        refs.extend((0..batch.len()).map(|i| batch.get(i)));
+    }
+    assert!(refs.len() > crate::trace::BATCH_RECORDS);
+    assert_eq!(refs, reused.refs);
+    assert_eq!(reused.references(), 300_000);
+}
+
+#[test]
+fn workload_scan_exact_sequence() {
+    let s = run("scan", &[("pages", "5"), ("passes", "3")], 4096, 1);
+    assert_eq!(s.refs.len(), 15);
+    for (i, r) in s.refs.iter().enumerate() {
+        assert_eq!(*r, Reference { pid: 0, page: (i % 5) as u64, kind: AccessKind::Read, repeat: 1, gap: 0 });
+        assert_eq!(s.ids[i], (i % 5) as PageId);
+    }
+    let w = run("scan", &[("pages", "4"), ("passes", "2"), ("write", "true")], 4096, 1);
+    assert_eq!(w.refs.len(), 8);
+    assert!(w.refs.iter().all(|r| r.kind == AccessKind::Write && r.repeat == 1));
+    // A single page folds into one record.
+    let one = run("scan", &[("pages", "1"), ("passes", "6")], 4096, 1);
+    assert_eq!(one.refs.len(), 1);
+    assert_eq!(one.refs[0].repeat, 6);
+}
+
+#[test]
+fn workload_lu_reads_writes_and_touches_the_whole_matrix() {
+    for (n, page_size) in [(20u64, 512u64), (30, 4096), (64, 4096), (7, 64)] {
+        let n_s = n.to_string();
+        let s = run("lu", &[("n", &n_s)], page_size, 1);
+        assert!(s.count(AccessKind::Read) > 0 && s.count(AccessKind::Write) > 0);
+        assert_eq!(s.distinct as u64, (n * n * 8).div_ceil(page_size), "lu n={n} page size {page_size}");
+        // Elimination alone is sum over k of (n-k-1) * (3 + 3 (n-k-1)) references.
+        let elimination: u64 = (0..n).map(|k| (n - k - 1) * (3 + 3 * (n - k - 1))).sum();
+        let pivot_scans: u64 = (0..n).map(|k| n - k).sum();
+        let swaps = s.references() - elimination - pivot_scans;
+        assert_eq!(swaps % (4 * n), 0, "row swaps are 4n references each");
+        assert!(swaps > 0, "a random matrix needs some pivoting");
+    }
+}
+
+#[test]
+fn workload_matmul_counts() {
+    let n = 12u64;
+    for (order, refs) in [("ijk", 2 * n * n * n + n * n), ("ikj", 3 * n * n * n + n * n)] {
+        for page_size in [64u64, 512, 4096] {
+            let s = run("matmul", &[("n", "12"), ("order", order)], page_size, 1);
+            assert_eq!(s.references(), refs, "{order}");
+            assert_eq!(s.distinct as u64, 3 * (n * n * 8).div_ceil(page_size), "{order} page size {page_size}");
+        }
+    }
+    let s = run("matmul", &[("n", "4")], 4096, 1);
+    // A, B, C are pages 0, 1, 2: ijk order is (A B)^4 then C.
+    let pages = s.pages();
+    assert_eq!(&pages[..9], &[0, 1, 0, 1, 0, 1, 0, 1, 2]);
+}
+
+#[test]
+fn workload_stencil_counts() {
+    let s = run("sor", &[("n", "20"), ("iterations", "3")], 512, 1);
+    assert_eq!(s.references(), 3 * 18 * 18 * 6);
+    assert_eq!(s.count(AccessKind::Write), 3 * 18 * 18);
+    let j = run("jacobi", &[("n", "20"), ("m", "30"), ("iterations", "3")], 512, 1);
+    assert_eq!(j.references(), 3 * 18 * 28 * 5);
+    assert_eq!(j.count(AccessKind::Write), 3 * 18 * 28);
+    // Two grids of 20*30*8 = 4800 bytes: 10 pages of 512 each.
+    assert_eq!(j.distinct, 20);
+}
+
+#[test]
+fn workload_mergesort_counts() {
+    let n = 1000u64;
+    let s = run("mergesort", &[("n", "1000")], 512, 3);
+    // Each merge of m keys copies them (R a, W aux) and writes them back (W a) after one
+    // or two reads of aux each.
+    fn merged(len: u64) -> u64 {
+        if len < 2 { 0 } else { merged(len / 2) + merged(len - len / 2) + len }
+    }
+    let m = merged(n);
+    assert_eq!(s.count(AccessKind::Write), 2 * m);
+    let reads = s.count(AccessKind::Read);
+    assert!(reads > 2 * m && reads < 3 * m, "{reads}");
+    // keys and aux: 8000 bytes each, 16 pages of 512.
+    assert_eq!(s.distinct, 32);
+}
+
+#[test]
+fn workload_bitrev_swaps_and_rejects_non_powers_of_two() {
+    let n = 1024u64;
+    let swaps = (0..n).filter(|&i| i < (i.reverse_bits() >> 54)).count() as u64;
+    let s = run("bitrev", &[("n", "1024")], 512, 1);
+    assert_eq!(s.references(), 4 * swaps);
+    assert_eq!(s.count(AccessKind::Write), 2 * swaps);
+    let e = open_err("bitrev", &[("n", "1000")], 4096);
+    assert!(e.contains("power of two") && e.contains("'n'"), "{e}");
+    open_err("bitrev", &[("n", "2")], 4096);
+}
+
+#[test]
+fn workload_spmv_counts() {
+    let (rows, nnz) = (300u64, 4u64);
+    let s = run("spmv", &[("rows", "300"), ("nnz_per_row", "4")], 512, 1);
+    assert_eq!(s.references(), rows * (3 * nnz + 3));
+    assert_eq!(s.count(AccessKind::Write), rows);
+    // nnz_per_row = cols: every column in every row.
+    let full = run("spmv", &[("rows", "20"), ("cols", "50"), ("nnz_per_row", "50")], 64, 1);
+    assert_eq!(full.references(), 20 * (3 * 50 + 3));
+    let e = open_err("spmv", &[("rows", "20"), ("cols", "50"), ("nnz_per_row", "51")], 4096);
+    assert!(e.contains("nnz_per_row"), "{e}");
+}
+
+#[test]
+fn workload_shrinking_loop_shrinks() {
+    // 10 pages = 5120 elements, one touch per page per loop. SIZE shrinks in elements:
+    // 5120 -> 4608 (9 pages) -> 4147 (still 9 touches: j = 4096 < 4147) -> 3732 (8).
+    let s = run("shrinking-loop", &[("pages", "10"), ("loops", "35")], 4096, 1);
+    assert_eq!(s.refs.len() as u64, 2 * (10 * 10 + 10 * 9 + 10 * 9 + 5 * 8));
+    assert_eq!(s.distinct, 10);
+    // Read then write of each page, pages in order.
+    assert_eq!(s.refs[0].kind, AccessKind::Read);
+    assert_eq!(s.refs[1].kind, AccessKind::Write);
+    assert_eq!(s.refs[1].page, 0);
+    assert_eq!(s.refs[2].page, 1);
+    let last_pass: Vec<u64> = s.refs[s.refs.len() - 16..].iter().map(|r| r.page).step_by(2).collect();
+    assert_eq!(last_pass, (0..8).collect::<Vec<u64>>());
+    // step=1: every element, R and W alternate on the same page (no folding across kinds).
+    let e = run("shrinking-loop", &[("pages", "2"), ("loops", "1"), ("step", "1")], 64, 1);
+    assert_eq!(e.refs.len(), 2 * 16);
+    assert!(e.refs.iter().all(|r| r.repeat == 1));
+    // shrink=1: never shrinks; shrink_every=1 with shrink=0.5 halves every loop.
+    let h = run("shrinking-loop", &[("pages", "8"), ("loops", "5"), ("shrink_every", "1"), ("shrink", "0.5")], 4096, 1);
+    // 4096 elements -> 2048 -> 1024 -> 512 -> 256: 8, 4, 2, 1 and 1 pages touched.
+    assert_eq!(h.refs.len() as u64, 2 * (8 + 4 + 2 + 1 + 1));
+}
+
+#[test]
+fn workload_zipf_is_skewed() {
+    let pages = 1000u64;
+    let refs = 200_000u64;
+    let s = run("zipf", &[("refs", "200000"), ("pages", "1000"), ("write_ratio", "0")], 4096, 5);
+    assert_eq!(s.references(), refs);
+    assert_eq!(s.count(AccessKind::Write), 0);
+    let mut counts: HashMap<u64, u64> = HashMap::new();
+    for r in &s.refs {
+        *counts.entry(r.page).or_default() += r.repeat as u64;
+    }
+    let harmonic: f64 = (1..=pages).map(|r| 1.0 / r as f64).sum();
+    let mut sorted: Vec<u64> = counts.values().copied().collect();
+    sorted.sort_unstable_by(|a, b| b.cmp(a));
+    for rank in 1..=3u64 {
+        let expected = refs as f64 / (rank as f64 * harmonic);
+        let got = sorted[rank as usize - 1] as f64;
+        assert!((got - expected).abs() < 0.05 * expected, "rank {rank}: {got} vs {expected}");
+    }
+    // The hottest page is not page 0 (ranks are scattered), for this seed at least.
+    let hottest = counts.iter().max_by_key(|(_, c)| **c).unwrap().0;
+    assert_ne!(*hottest, 0);
+    // Writes follow write_ratio.
+    let w = run("zipf", &[("refs", "100000"), ("pages", "1000"), ("write_ratio", "0.3")], 4096, 5);
+    let ratio = w.count(AccessKind::Write) as f64 / 100_000.0;
+    assert!((ratio - 0.3).abs() < 0.01, "{ratio}");
+}
+
+#[test]
+fn workload_zipf_large_page_counts_use_rejection_sampling() {
+    let pages = 5_000_000u64; // above the alias-table limit
+    let refs = 100_000u64;
+    let s = run("zipf", &[("refs", "100000"), ("pages", "5000000")], 4096, 5);
+    assert_eq!(s.references(), refs);
+    assert!(s.refs.iter().all(|r| r.page < pages));
+    let mut counts: HashMap<u64, u64> = HashMap::new();
+    for r in &s.refs {
+        *counts.entry(r.page).or_default() += r.repeat as u64;
+    }
+    let top = *counts.values().max().unwrap() as f64;
+    let harmonic = (pages as f64).ln() + 0.5772156649;
+    let expected = refs as f64 / harmonic;
+    assert!((top - expected).abs() < 0.1 * expected, "{top} vs {expected}");
+}
+
+#[test]
+fn workload_uniform_and_phases_stay_in_range() {
+    let u = run("uniform", &[("refs", "20000"), ("pages", "100")], 4096, 2);
+    assert_eq!(u.references(), 20_000);
+    assert_eq!(u.distinct, 100);
+    assert!(u.refs.iter().all(|r| r.page < 100));
+    // Phases: 3 phases of 40 pages overlapping by 10: sets start at 0, 30, 60.
+    let p = run("phases", &[("phases", "3"), ("refs_per_phase", "4000"), ("pages", "40"), ("overlap", "0.25")], 4096, 2);
+    assert_eq!(p.references(), 12_000);
+    assert_eq!(p.distinct, 100);
+    let mut seen = 0u64;
+    for r in &p.refs {
+        let phase = seen / 4000;
+        assert!(r.page >= phase * 30 && r.page < phase * 30 + 40, "phase {phase}: page {}", r.page);
+        seen += r.repeat as u64;
+    }
+    let same = run("phases", &[("phases", "3"), ("refs_per_phase", "4000"), ("pages", "40"), ("overlap", "1")], 4096, 2);
+    assert_eq!(same.distinct, 40);
+}
+
+#[test]
+fn workload_larger_pages_mean_fewer_pages() {
+    for &(name, params, _) in SMALL {
+        if matches!(name, "scan" | "uniform" | "zipf" | "phases" | "shrinking-loop") {
+            continue; // page-granular workloads: sizes are given in pages
+        }
+        let small = run(name, params, 64, 1);
+        let large = run(name, params, 4096, 1);
+        assert!(large.distinct < small.distinct, "{name}: {} vs {}", large.distinct, small.distinct);
+        assert_eq!(large.references(), small.references(), "{name}: references do not depend on the page size");
+    }
+}
+
+#[test]
+fn workload_parameter_errors() {
+    let e = open_err("nope", &[], 4096);
+    assert!(e.starts_with("workload: unknown workload 'nope' (expected one of: lu, sor,"), "{e}");
+    let e = open_err("lu", &[("bogus", "1")], 4096);
+    assert_eq!(e, "workload lu: unknown parameter 'bogus' (expected: n)");
+    let e = open_err("sor", &[("bogus", "1")], 4096);
+    assert_eq!(e, "workload sor: unknown parameter 'bogus' (expected: n, iterations)");
+    let e = open_err("scan", &[("pages", "lots")], 4096);
+    assert_eq!(e, "workload scan: parameter 'pages': expected a positive whole number, got 'lots'");
+    let e = open_err("scan", &[("pages", "0")], 4096);
+    assert!(e.contains("'pages'") && e.contains("positive"), "{e}");
+    let e = open_err("lu", &[("n", "1")], 4096);
+    assert!(e.contains("'n'") && e.contains("from 2"), "{e}");
+    let e = open_err("lu", &[("n", "100000")], 4096);
+    assert!(e.contains("'n'"), "{e}");
+    let e = open_err("jacobi", &[("m", "2")], 4096);
+    assert!(e.contains("'m'"), "{e}");
+    let e = open_err("zipf", &[("alpha", "0")], 4096);
+    assert!(e.contains("'alpha'") && e.contains("> 0"), "{e}");
+    let e = open_err("uniform", &[("write_ratio", "1.5")], 4096);
+    assert!(e.contains("'write_ratio'"), "{e}");
+    let e = open_err("scan", &[("write", "maybe")], 4096);
+    assert!(e.contains("'write'") && e.contains("true or false"), "{e}");
+    let e = open_err("matmul", &[("order", "kji")], 4096);
+    assert!(e.contains("'order'") && e.contains("ijk, ikj"), "{e}");
+    let e = open_err("shrinking-loop", &[("shrink", "1.5")], 4096);
+    assert!(e.contains("'shrink'"), "{e}");
+    let e = open_err("scan", &[("pages", "3"), ("pages", "4")], 4096);
+    assert!(e.contains("twice"), "{e}");
+    for bad in [0u64, 1000, 32, 1 << 31] {
+        let e = open_err("scan", &[], bad);
+        assert!(e.starts_with("page size: "), "{e}");
+    }
+    // Address space beyond 2^32 pages.
+    let e = open_err("scan", &[("pages", "5000000000")], 4096);
+    assert!(e.starts_with("workload scan: "), "{e}");
+    let e = open_err("matmul", &[("n", "4000000000")], 4096);
+    assert!(e.starts_with("workload matmul: "), "{e}");
+    // Numbers in other spellings.
+    let s = run("scan", &[("pages", "1e1"), ("passes", "2_0")], 4096, 1);
+    assert_eq!(s.refs.len(), 200);
+}
+
+/// Runs `f` on another thread and fails if it does not finish in time.
+fn within(seconds: u64, what: &str, f: impl FnOnce() + Send + 'static) {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        f();
+        let _ = tx.send(());
+    });
+    rx.recv_timeout(Duration::from_secs(seconds)).unwrap_or_else(|_| panic!("{what}: still running after {seconds} s"));
+}
+
+#[test]
+fn workload_drop_stops_the_generator() {
+    // Long streams: a drop after one batch (or none) must not wait for the end.
+    for (name, params) in [
+        ("zipf", vec![("refs", "1000000000000"), ("pages", "1000")]),
+        ("scan", vec![("pages", "1000"), ("passes", "1000000000")]),
+        ("matmul", vec![("n", "100000")]),
+        ("lu", vec![("n", "3000")]),
+    ] {
+        let params = kv(&params);
+        within(20, name, move || {
+            let mut src = open_workload(name, &params, 4096, 1).unwrap();
+            let mut batch = RefBatch::default();
+            assert!(src.next_batch(&mut batch).unwrap() > 0);
+            drop(src); // joins the generator thread
+            let src = open_workload(name, &params, 4096, 1).unwrap();
+            drop(src);
+        });
+    }
+}
+
+/// Not a test of behaviour: prints reference / record / page counts of every default
+/// run and the zipf benchmark throughput. `cargo test --release -p pagelab-core
+/// workload_report -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn workload_report() {
+    println!("{:<16} {:>12} {:>12} {:>8} {:>8} {:>10}", "workload", "references", "records", "pages", "ms", "M refs/s");
+    for w in list() {
+        let t = Instant::now();
+        let (refs, records, pages) = count(open(w.name, &[], 4096, 1));
+        let secs = t.elapsed().as_secs_f64();
+        println!("{:<16} {:>12} {:>12} {:>8} {:>8.1} {:>10.1}", w.name, refs, records, pages, secs * 1e3, refs as f64 / secs / 1e6);
+    }
+    for (name, params) in [
+        ("zipf", vec![("refs", "10000000"), ("pages", "750000")]),
+        ("uniform", vec![("refs", "10000000"), ("pages", "750000")]),
+        ("matmul", vec![("n", "300")]),
+        ("scan", vec![("pages", "100000"), ("passes", "100")]),
+    ] {
+        let t = Instant::now();
+        let (refs, records, pages) = count(open(name, &params, 4096, 1));
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "{name} {params:?}: {refs} references, {records} records, {pages} pages in {:.3} s: {:.1} M refs/s",
+            secs,
+            refs as f64 / secs / 1e6
+        );
+    }
+}
+
+fn count(mut src: Box<dyn RefSource>) -> (u64, u64, u32) {
+    let mut batch = RefBatch::default();
+    let (mut refs, mut records) = (0u64, 0u64);
+    while src.next_batch(&mut batch).unwrap() > 0 {
+        records += batch.len() as u64;
+        refs += batch.repeat.iter().map(|&r| r as u64).sum::<u64>();
+    }
+    (refs, records, src.distinct_pages())
+}
+
+/// The benchmark workload alone (for profiling): `cargo test --release -p pagelab-core
+/// workload_bench_zipf -- --ignored --nocapture`; ZIPF_REFS, ZIPF_PAGES and ZIPF_ALPHA
+/// override refs=10M, pages=750k, alpha=1.
+#[test]
+#[ignore]
+fn workload_bench_zipf() {
+    for _ in 0..3 {
+        let t = Instant::now();
+        let pages_param = std::env::var("ZIPF_PAGES").unwrap_or("750000".into());
+        let pages = pages_param.clone();
+        let alpha = std::env::var("ZIPF_ALPHA").unwrap_or("1.0".into());
+        let refs_param = std::env::var("ZIPF_REFS").unwrap_or("10000000".into());
+        let refs = refs_param.clone();
+        let src = open("zipf", &[("refs", &refs), ("pages", &pages), ("alpha", &alpha)], 4096, 1);
+        let opened = t.elapsed().as_secs_f64();
+        let (refs, records, pages) = count(src);
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "zipf refs={refs_param} pages={pages_param} alpha={alpha}: {refs} references, {records} records, {pages} pages in {secs:.3} s \
+             (open {opened:.3} s): {:.1} M refs/s",
+            refs as f64 / secs / 1e6
+        );
+    }
+}
