@@ -7,6 +7,8 @@ PIP       := $(VENV)/bin/pip
 DEPS      := $(VENV)/.deps-installed
 PY_DEPS   := maturin numpy pandas pyarrow matplotlib rich pytest
 CARGO     ?= cargo
+SHELL     := bash
+.SHELLFLAGS := -eo pipefail -c
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all setup build demo test test-rust test-python bench clean
@@ -30,7 +32,7 @@ $(DEPS): pyproject.toml $(VENV)/.system-tools
 # The engine and the bindings, installed into the virtual environment (editable).
 build: $(DEPS)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH \
-	  $(VENV)/bin/maturin develop --release --quiet
+	  $(VENV)/bin/maturin develop --release --quiet 2>&1 | { grep -v "^Requirement already satisfied" || true; }
 
 demo: build
 	$(VENV)/bin/pagelab demo --out results/demo

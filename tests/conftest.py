@@ -15,9 +15,10 @@ class Run:
     err: str
 
 
-def run_cli(*args, cwd=None, timeout=300) -> Run:
+def run_cli(*args, cwd=None, timeout=300, env=None) -> Run:
+    full_env = dict(os.environ, **(env or {}))
     proc = subprocess.run([sys.executable, "-m", "pagelab", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)
+                          text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL, env=full_env)
     return Run(proc.returncode, proc.stdout, proc.stderr)
 
 

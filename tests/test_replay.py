@@ -108,10 +108,14 @@ def test_cli_mrc_writes_csv_and_plot(tmp_path):
 
 
 def test_progress_bar_when_forced():
-    r = run_cli("--progress", "replay", "--workload", "zipf", "--param", "pages=200000,refs=6000000",
-                "--policy", "lru,opt", "--frames", "20000")
+    args = ["--progress", "replay", "--workload", "zipf", "--param", "pages=20000,refs=300000",
+            "--policy", "lru,opt", "--frames", "2000"]
+    r = run_cli(*args, env={"PAGELAB_PROGRESS_DELAY": "0"})
     assert r.code == 0, r.err
-    assert "records" in r.err
+    assert "replaying" in r.err and "records" in r.err
+    # a run shorter than the delay prints no bar
+    quiet = run_cli(*args, env={"PAGELAB_PROGRESS_DELAY": "60"})
+    assert quiet.code == 0 and quiet.err == ""
 
 
 def test_page_size_changes_pages():

@@ -42,13 +42,13 @@ class Source:
         import numpy as np
 
         reader = _core.SourceReader(self.spec())
-        dtypes = {"id": np.uint32, "pid": np.uint32, "page": np.uint64,
-                  "kind": np.uint8, "repeat": np.uint32, "gap": np.uint32}
+        dtypes = {"id": "<u4", "pid": "<u4", "page": "<u8", "kind": "u1", "repeat": "<u4", "gap": "<u4"}
         while True:
             batch = reader.next_batch()
             if batch is None:
                 return
-            yield {k: np.asarray(v, dtype=dtypes[k]) for k, v in batch.items()}
+            yield {k: np.frombuffer(v, dtype=dtypes[k]).astype(dtypes[k].lstrip("<"))
+                   for k, v in batch.items()}
 
     def to_dataframe(self, limit: Optional[int] = None):
         """The records as a DataFrame (kind as a category); ``limit`` caps the row count."""

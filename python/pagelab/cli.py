@@ -109,11 +109,14 @@ def print_table(title: str, columns: List[str], rows: List[list]) -> None:
     from rich.table import Table
 
     table = Table(title=title, title_justify="left")
+    # rich assumes 80 columns when stdout is not a terminal (pipes, files, CI logs);
+    # wide tables would be cut there, so give them the room they need.
+    console = Console() if sys.stdout.isatty() else Console(width=200)
     for i, c in enumerate(columns):
         table.add_column(c, justify="left" if i == 0 else "right")
     for r in rows:
         table.add_row(*[str(x) for x in r])
-    Console().print(table)
+    console.print(table)
 
 
 # ---------------------------------------------------------------- commands
@@ -331,6 +334,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    # The command does no linear algebra, but numpy's OpenBLAS threads spin after any
+    # numpy call and steal a core from the engine's reader thread (seen with perf on a
+    # 2-core machine). Must be set before numpy is first imported; a user's own setting wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -59,7 +59,7 @@ def run_demo(out_dir: str, progress=None) -> int:
                                    f"{results.faults('lru', f)} != stack-distance curve {curve.faults_at(f)}")
         at = frames[len(frames) // 2]
         opt = max(results.faults("opt", at), 1)
-        table.append([w.name, f"{pages:,}", f"{curve.references:,}", f"{at:,}"] +
+        table.append([name, f"{pages:,}", f"{curve.references:,}", f"{at:,}"] +
                      [f"{results.faults(p, at) / opt:.2f}" for p in POLICIES[:-1]] +
                      [f"{results.faults('opt', at):,}"])
         summary["workloads"].append({

@@ -45,18 +45,29 @@ def plot_fault_curves(df, path, title: str) -> None:
 
 
 def plot_mrc(curves, path, title: str = "LRU miss-ratio curves") -> None:
-    """Fault ratio against memory size for one or more MissRatioCurve objects."""
+    """Fault ratio against memory size for one or more MissRatioCurve objects.
+
+    One curve: memory in frames. Several: memory as a fraction of each source's distinct
+    pages, so workloads of different footprints share the axis. The fault ratio is on a
+    log scale: the interesting knees are often orders of magnitude apart."""
+    import numpy as np
+
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
+    relative = len(curves) > 1
     for i, curve in enumerate(curves):
-        ls, _ = STYLES[i % len(STYLES)]
+        ls, marker = STYLES[i % len(STYLES)]
         df = curve.to_dataframe()
-        ax.plot(df["frames"], df["fault_ratio"], linestyle=ls, color="black", label=curve.source_name)
-    ax.set_xlabel("memory size (frames)")
-    ax.set_ylabel("fault ratio (faults / reference)")
+        x = df["frames"] / max(curve.distinct_pages, 1) if relative else df["frames"]
+        y = np.maximum(df["fault_ratio"].to_numpy(dtype=float), 1e-9)
+        every = max(1, len(df) // 8)
+        ax.plot(x, y, linestyle=ls, marker=marker, markevery=every, markersize=4, color="black",
+                markerfacecolor="white", label=curve.source_name)
+    ax.set_xlabel("memory size (fraction of distinct pages)" if relative else "memory size (frames)")
+    ax.set_ylabel("fault ratio (faults / reference, log scale)")
+    ax.set_yscale("log")
     ax.set_title(title)
-    ax.set_ylim(bottom=0)
-    ax.grid(True, color="0.85")
+    ax.grid(True, color="0.85", which="both")
     ax.legend(frameon=False, fontsize="small")
     _save(fig, path)
     plt.close(fig)

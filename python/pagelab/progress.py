@@ -3,6 +3,7 @@ per-batch progress callback. Quiet runs and non-terminals get no bar unless forc
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Optional
@@ -13,11 +14,12 @@ class ProgressBar:
     has lasted ``delay`` seconds, so short runs print nothing."""
 
     def __init__(self, description: str, total: Optional[int] = None, enabled: Optional[bool] = None,
-                 delay: float = 1.0):
+                 delay: Optional[float] = None):
         self.description = description
         self.total = total
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.delay = delay
+        # PAGELAB_PROGRESS_DELAY overrides the one-second delay (tests set it to 0).
+        self.delay = float(os.environ.get("PAGELAB_PROGRESS_DELAY", "1.0")) if delay is None else delay
         self.start = time.monotonic()
         self._progress = None
         self._task = None

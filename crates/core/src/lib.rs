@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod error;
+pub mod hint;
 pub mod policy;
 pub mod replay;
 pub mod source;

@@ -14,7 +14,7 @@ use pagelab_core::{workload, Error};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 create_exception!(_core, PagelabError, PyException, "A user-facing pagelab error: one line naming the input, the position and what was expected.");
 
@@ -278,8 +278,8 @@ impl SourceReader {
         Ok(d.into())
     }
 
-    /// The next batch as a dict of lists (id, pid, page, kind code, repeat, gap), or
-    /// None at the end.
+    /// The next batch as a dict of little-endian byte strings (id u32, pid u32, page u64,
+    /// kind code u8, repeat u32, gap u32) for numpy.frombuffer, or None at the end.
     fn next_batch(&self, py: Python<'_>) -> PyResult<Option<PyObject>> {
         let mut guard = self.inner.lock().map_err(|_| PagelabError::new_err("reader poisoned"))?;
         let (source, batch) = &mut *guard;
@@ -287,14 +287,17 @@ impl SourceReader {
         if n == 0 {
             return Ok(None);
         }
+        fn le<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+            v.iter().flat_map(|&x| f(x)).collect()
+        }
         let b = &*batch;
         let d = PyDict::new(py);
-        d.set_item("id", b.id.clone())?;
-        d.set_item("pid", b.pid.clone())?;
-        d.set_item("page", b.page.clone())?;
-        d.set_item("kind", b.kind.iter().map(|k| *k as u8).collect::<Vec<u8>>())?;
-        d.set_item("repeat", b.repeat.clone())?;
-        d.set_item("gap", b.gap.clone())?;
+        d.set_item("id", PyBytes::new(py, &le(&b.id, u32::to_le_bytes)))?;
+        d.set_item("pid", PyBytes::new(py, &le(&b.pid, u32::to_le_bytes)))?;
+        d.set_item("page", PyBytes::new(py, &le(&b.page, u64::to_le_bytes)))?;
+        d.set_item("kind", PyBytes::new(py, &b.kind.iter().map(|k| *k as u8).collect::<Vec<u8>>()))?;
+        d.set_item("repeat", PyBytes::new(py, &le(&b.repeat, u32::to_le_bytes)))?;
+        d.set_item("gap", PyBytes::new(py, &le(&b.gap, u32::to_le_bytes)))?;
         Ok(Some(d.into()))
     }
 }

@@ -9,6 +9,7 @@
 //! renumbered when they run out of room, so the tree stays O(distinct pages) in size
 //! however long the stream is.
 
+use crate::hint::{prefetch, PREFETCH_DISTANCE};
 use crate::stream::for_each_batch;
 use crate::trace::{PageId, Progress, RefSource};
 use crate::Result;
@@ -37,22 +38,36 @@ impl LruFaultCurve {
     }
 }
 
+/// Slots per block of the live-slot bitmap: a distance query popcounts at most one
+/// block's words and walks a Fenwick tree over blocks.
+const BLOCK_SLOTS: u32 = 512;
+const BLOCK_WORDS: usize = (BLOCK_SLOTS / 64) as usize;
+
 /// Incremental stack-distance computation over dense page ids.
+///
+/// Time slots hold a live bit while they are the time of some page's last reference.
+/// The bits live in a bitmap (one bit per slot) and their per-block counts in a Fenwick
+/// tree over blocks of 512 slots, so for a million pages the structure is ~300 KB and
+/// stays in cache; the only random access per reference is the page's own `last` entry.
 #[derive(Debug, Default)]
 pub struct StackDistances {
-    /// Fenwick tree over time slots 1..=capacity; a slot holds 1 while it is the time
-    /// of some page's last reference.
-    tree: Vec<i32>,
-    /// Page whose marker sits in each slot (valid while the slot is live).
+    /// Live bit per time slot.
+    live_bits: Vec<u64>,
+    /// Fenwick tree (1-based) over block counts of live slots.
+    blocks: Vec<u32>,
+    /// Page whose reference each slot records (valid while the slot is live).
     owner: Vec<PageId>,
-    /// Slot of each page's last reference, 0 = never referenced.
+    /// Slot of each page's last reference plus one; 0 = never referenced.
     last: Vec<u32>,
-    /// Next free slot.
+    /// Next free slot (0-based).
     now: u32,
-    /// Pages referenced so far (= live markers).
+    /// Pages referenced so far (= live slots).
     live: u32,
     /// `histogram[d]` = references at stack distance `d` (d >= 1).
     histogram: Vec<u64>,
+    /// Distances not yet counted in `histogram`: counting them in a separate pass lets
+    /// the random increments overlap (see [`StackDistances::flush`]).
+    pending: Vec<u32>,
     compulsory: u64,
 }
 
@@ -64,51 +79,88 @@ impl StackDistances {
     }
 
     fn capacity(&self) -> u32 {
-        (self.tree.len() - 1) as u32
+        self.owner.len() as u32
     }
 
+    /// Live slots in blocks `0..block`.
     #[inline]
-    fn prefix(&self, mut i: u32) -> i32 {
+    fn blocks_before(&self, block: u32) -> u32 {
+        let mut i = block as usize;
         let mut sum = 0;
         while i > 0 {
-            sum += self.tree[i as usize];
+            sum += self.blocks[i];
             i &= i - 1;
         }
         sum
     }
 
     #[inline]
-    fn add(&mut self, mut i: u32, delta: i32) {
-        let n = self.capacity();
-        while i <= n {
-            self.tree[i as usize] += delta;
+    fn block_add(&mut self, block: u32, delta: u32) {
+        let mut i = block as usize + 1;
+        while i < self.blocks.len() {
+            self.blocks[i] = self.blocks[i].wrapping_add(delta);
             i += i & i.wrapping_neg();
         }
     }
 
-    /// Renumbers live markers to slots 1..=live, in time order, in a tree of `capacity`
-    /// slots (linear-time Fenwick build).
+    /// Live slots strictly before `slot`.
+    #[inline]
+    fn live_before(&self, slot: u32) -> u32 {
+        let block = slot / BLOCK_SLOTS;
+        let first_word = block as usize * BLOCK_WORDS;
+        let word = (slot / 64) as usize;
+        let mut count = self.blocks_before(block);
+        for w in &self.live_bits[first_word..word] {
+            count += w.count_ones();
+        }
+        count + (self.live_bits[word] & ((1u64 << (slot % 64)) - 1)).count_ones()
+    }
+
+    #[inline]
+    fn set_live(&mut self, slot: u32) {
+        self.live_bits[(slot / 64) as usize] |= 1 << (slot % 64);
+        self.block_add(slot / BLOCK_SLOTS, 1);
+    }
+
+    #[inline]
+    fn clear_live(&mut self, slot: u32) {
+        self.live_bits[(slot / 64) as usize] &= !(1 << (slot % 64));
+        self.block_add(slot / BLOCK_SLOTS, u32::MAX);
+    }
+
+    /// Renumbers live slots to 0..live, in time order, in a structure of `capacity`
+    /// slots (rounded up to whole blocks).
     fn rebuild_with_capacity(&mut self, capacity: u32) {
-        let mut owner = vec![0; capacity as usize + 1];
-        let mut tree = vec![0i32; capacity as usize + 1];
-        let mut next = 1u32;
-        for slot in 1..self.now {
-            let page = self.owner[slot as usize];
-            if self.last[page as usize] == slot {
-                self.last[page as usize] = next;
+        let capacity = capacity.div_ceil(BLOCK_SLOTS) * BLOCK_SLOTS;
+        let mut owner = vec![0; capacity as usize];
+        let mut next = 0u32;
+        for (w, &bits) in self.live_bits.iter().enumerate() {
+            let mut bits = bits;
+            while bits != 0 {
+                let slot = w as u32 * 64 + bits.trailing_zeros();
+                bits &= bits - 1;
+                let page = self.owner[slot as usize];
+                self.last[page as usize] = next + 1;
                 owner[next as usize] = page;
-                tree[next as usize] = 1;
                 next += 1;
             }
         }
-        for i in 1..=capacity as usize {
-            let parent = i + (i & i.wrapping_neg());
-            if parent <= capacity as usize {
-                tree[parent] += tree[i];
+        self.owner = owner;
+        self.live_bits = vec![0; (capacity / 64) as usize];
+        let nblocks = (capacity / BLOCK_SLOTS) as usize;
+        self.blocks = vec![0; nblocks + 1];
+        for slot in 0..next {
+            self.live_bits[(slot / 64) as usize] |= 1 << (slot % 64);
+        }
+        // linear-time Fenwick build from the block counts
+        for b in 0..nblocks {
+            let words = &self.live_bits[b * BLOCK_WORDS..(b + 1) * BLOCK_WORDS];
+            self.blocks[b + 1] += words.iter().map(|w| w.count_ones()).sum::<u32>();
+            let parent = (b + 1) + ((b + 1) & (b + 1).wrapping_neg());
+            if parent <= nblocks {
+                self.blocks[parent] += self.blocks[b + 1];
             }
         }
-        self.tree = tree;
-        self.owner = owner;
         self.now = next;
     }
 
@@ -120,10 +172,10 @@ impl StackDistances {
         if p >= self.last.len() {
             self.last.resize((p + 1).max(self.last.len() * 3 / 2), 0);
         }
-        if self.now > self.capacity() {
-            // out of slots: renumber the live markers (one per page) into a tree with
-            // at least as many free slots as live ones, so the work amortises to O(1)
-            let capacity = self.capacity().max(self.live.saturating_mul(2)).max(1 << 16);
+        if self.now == self.capacity() {
+            // out of slots: renumber the live slots (one per page) into a structure with
+            // three times as many free slots as live ones, so the work amortises to O(1)
+            let capacity = self.capacity().max(self.live.saturating_mul(4)).max(1 << 16);
             self.rebuild_with_capacity(capacity);
         }
         let prev = self.last[p];
@@ -132,30 +184,55 @@ impl StackDistances {
             self.live += 1;
             0
         } else {
-            let d = (self.live as i32 - self.prefix(prev - 1)) as u32;
-            self.add(prev, -1);
+            let slot = prev - 1;
+            let d = self.live - self.live_before(slot);
+            self.clear_live(slot);
             d
         };
-        let d = distance as usize;
-        if d >= self.histogram.len() {
-            self.histogram.resize((d + 1).max(self.live as usize + 1), 0);
-        }
-        self.histogram[d] += (distance > 0) as u64;
+        self.pending.push(distance);
         if repeat > 1 {
             if self.histogram.len() < 2 {
                 self.histogram.resize(2, 0);
             }
             self.histogram[1] += (repeat - 1) as u64;
         }
+        if self.pending.len() >= 1 << 16 {
+            self.flush();
+        }
         let slot = self.now;
         self.now += 1;
         self.owner[slot as usize] = page;
-        self.last[p] = slot;
-        self.add(slot, 1);
+        self.last[p] = slot + 1;
+        self.set_live(slot);
         distance
     }
 
-    /// Faults at every size 1..=distinct pages (compulsory included).
+    /// Counts the pending distances into the histogram.
+    pub fn flush(&mut self) {
+        if self.histogram.len() <= self.live as usize {
+            self.histogram.resize(self.live as usize + 1, 0);
+        }
+        let pending = std::mem::take(&mut self.pending);
+        for (i, &d) in pending.iter().enumerate() {
+            // this loop is short, so it must ask further ahead to cover a memory latency
+            if let Some(&ahead) = pending.get(i + 4 * PREFETCH_DISTANCE) {
+                prefetch(&self.histogram, ahead as usize);
+            }
+            self.histogram[d as usize] += 1;
+        }
+        self.histogram[0] = 0; // first references have no distance
+        self.pending = pending;
+        self.pending.clear();
+    }
+
+    /// Asks for the page's entry ahead of its reference (see [`crate::hint`]).
+    #[inline(always)]
+    pub fn prefetch_page(&self, page: PageId) {
+        prefetch(&self.last, page as usize);
+    }
+
+    /// Faults at every size 1..=distinct pages (compulsory included). Call
+    /// [`StackDistances::flush`] first.
     pub fn fault_curve(&self) -> Vec<u64> {
         let pages = self.live as usize;
         let mut faults = vec![0u64; pages];
@@ -172,6 +249,7 @@ impl StackDistances {
         self.compulsory
     }
 
+    /// References per stack distance (index 0 unused). Call [`StackDistances::flush`] first.
     pub fn histogram(&self) -> &[u64] {
         &self.histogram
     }
@@ -182,12 +260,17 @@ pub fn mrc(src: &mut dyn RefSource, progress: Progress) -> Result<LruFaultCurve>
     let mut sd = StackDistances::new();
     let mut references = 0u64;
     let records = for_each_batch(src, progress, |batch, _| {
-        for (&id, &repeat) in batch.id.iter().zip(&batch.repeat) {
+        let ids = &batch.id;
+        for (i, (&id, &repeat)) in ids.iter().zip(&batch.repeat).enumerate() {
+            if let Some(&ahead) = ids.get(i + PREFETCH_DISTANCE) {
+                sd.prefetch_page(ahead);
+            }
             sd.reference(id, repeat);
             references += repeat as u64;
         }
         Ok(())
     })?;
+    sd.flush();
     Ok(LruFaultCurve {
         records,
         references,

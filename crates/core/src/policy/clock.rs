@@ -76,6 +76,10 @@ impl ReplacementPolicy for Clock {
             }
         }
     }
+    #[inline(always)]
+    fn prefetch(&self, page: PageId) {
+        crate::hint::prefetch(&self.referenced, page as usize);
+    }
     fn on_remove(&mut self, page: PageId) {
         let slot = self.slot_of[page as usize];
         self.slots[slot as usize] = EMPTY;

@@ -98,6 +98,13 @@ impl PageList {
         Some(t)
     }
 
+    /// Brings the page's links into cache ahead of use.
+    #[inline(always)]
+    pub fn prefetch(&self, page: PageId) {
+        crate::hint::prefetch(&self.prev, page as usize);
+        crate::hint::prefetch(&self.next, page as usize);
+    }
+
     /// Pages from head (most recent) to tail.
     pub fn iter(&self) -> impl Iterator<Item = PageId> + '_ {
         std::iter::successors(self.head(), move |&p| self.next_of(p))

@@ -37,4 +37,8 @@ impl ReplacementPolicy for Lru {
     fn on_remove(&mut self, page: PageId) {
         self.order.unlink(page);
     }
+    #[inline(always)]
+    fn prefetch(&self, page: PageId) {
+        self.order.prefetch(page);
+    }
 }

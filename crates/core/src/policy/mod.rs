@@ -39,6 +39,10 @@ pub trait ReplacementPolicy: Send {
     /// A resident page leaves memory for another reason (freed, migrated, evicted by a
     /// mechanism rule); forget it.
     fn on_remove(&mut self, page: PageId);
+    /// A hint that `page` will be referenced soon: policies whose per-page entries are
+    /// touched on every reference prefetch them (see [`crate::hint`]).
+    #[inline(always)]
+    fn prefetch(&self, _page: PageId) {}
 }
 
 /// The policies a user can name.

@@ -19,21 +19,18 @@ pub const NEVER: u32 = u32::MAX;
 const NOT_RESIDENT: u32 = 0;
 
 /// For each record index `t` of `ids`, the index of the next record with the same id,
-/// or [`NEVER`]. `pages` bounds the ids.
-pub fn next_use_times(ids: impl IntoIterator<Item = PageId>, pages: usize) -> Vec<u32> {
-    let mut next = Vec::new();
-    let mut last = vec![NEVER; pages];
-    for (t, id) in ids.into_iter().enumerate() {
-        let id = id as usize;
-        if id >= last.len() {
-            last.resize(id + 1, NEVER);
+/// or [`NEVER`]. `pages` bounds the ids. One backward pass: the output is written in
+/// order and only the per-page `following` array is accessed at random.
+pub fn next_use_times(ids: &[PageId], pages: usize) -> Vec<u32> {
+    let mut next = vec![NEVER; ids.len()];
+    let mut following = vec![NEVER; pages];
+    for t in (0..ids.len()).rev() {
+        let id = ids[t] as usize;
+        if id >= following.len() {
+            following.resize(id + 1, NEVER);
         }
-        next.push(NEVER);
-        let prev = last[id];
-        if prev != NEVER {
-            next[prev as usize] = t as u32;
-        }
-        last[id] = t as u32;
+        next[t] = following[id];
+        following[id] = t as u32;
     }
     next
 }
@@ -57,7 +54,8 @@ impl Opt {
         let k = self.next_use[time as usize];
         self.key[page as usize] = k;
         self.heap.push((k, page));
-        if self.heap.len() > 2 * self.resident + 1024 {
+        // compact when stale entries outnumber live ones three to one: amortised O(1)
+        if self.heap.len() > 4 * self.resident + 1024 {
             let key = &self.key;
             self.heap.retain(|&(k, p)| key[p as usize] == k);
         }
@@ -92,6 +90,10 @@ impl ReplacementPolicy for Opt {
         }
         panic!("select_victim with no resident page")
     }
+    #[inline(always)]
+    fn prefetch(&self, page: PageId) {
+        crate::hint::prefetch(&self.key, page as usize);
+    }
     fn on_remove(&mut self, page: PageId) {
         self.key[page as usize] = NOT_RESIDENT;
         self.resident -= 1;
@@ -104,6 +106,6 @@ mod tests {
 
     #[test]
     fn next_use_of_a_small_stream() {
-        assert_eq!(next_use_times([0, 1, 0, 2, 1, 0], 3), vec![2, 4, 5, NEVER, NEVER, NEVER]);
+        assert_eq!(next_use_times(&[0, 1, 0, 2, 1, 0], 3), vec![2, 4, 5, NEVER, NEVER, NEVER]);
     }
 }

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use crate::policy::{next_use_times, Clock, Fifo, Lru, Opt, PolicyKind, RandomPolicy, NEVER};
 use crate::stream::for_each_batch;
-use crate::trace::{Progress, RefSource};
+use crate::trace::{AccessKind, PageId, Progress, RefSource, BATCH_RECORDS};
 use crate::{Error, Result};
 pub use simulation::{PoolSimulation, Simulate};
 
@@ -71,31 +71,55 @@ impl ReplayConfig {
     }
 }
 
-/// The OPT pre-pass: next-use time of every record of the stream.
-fn opt_prepass(src: &mut dyn RefSource, progress: Progress) -> Result<Vec<u32>> {
-    let mut ids = Vec::new();
-    let mut pages = 0;
-    for_each_batch(src, progress, |batch, distinct| {
-        if ids.len() + batch.len() >= NEVER as usize {
-            return Err(Error::invalid("opt", format!("the stream has more than {} records, the most OPT handles", NEVER - 1)));
-        }
-        ids.extend_from_slice(&batch.id);
-        pages = distinct;
-        Ok(())
-    })?;
-    Ok(next_use_times(ids, pages))
+/// The stream held in memory: what the OPT pre-pass reads anyway, kept so that the
+/// replay runs from memory instead of decoding the source a second time.
+struct Recorded {
+    ids: Vec<PageId>,
+    kinds: Vec<AccessKind>,
+    references: u64,
+    distinct_pages: usize,
 }
 
-/// Replays the stream that `open` yields (called once, or twice with OPT) under each
-/// policy at each size. Results come in the order policies x frames of `cfg`.
+/// Reads the whole stream into memory (5 bytes per record).
+fn record(src: &mut dyn RefSource, progress: Progress) -> Result<Recorded> {
+    let mut rec = Recorded { ids: Vec::new(), kinds: Vec::new(), references: 0, distinct_pages: 0 };
+    for_each_batch(src, progress, |batch, distinct| {
+        if rec.ids.len() + batch.len() >= NEVER as usize {
+            return Err(Error::invalid("opt", format!("the stream has more than {} records, the most OPT handles", NEVER - 1)));
+        }
+        rec.ids.extend_from_slice(&batch.id);
+        rec.kinds.extend_from_slice(&batch.kind);
+        rec.references += batch.repeat.iter().map(|&r| r as u64).sum::<u64>();
+        rec.distinct_pages = distinct;
+        Ok(())
+    })?;
+    Ok(rec)
+}
+
+fn run_all(sims: &mut [Box<dyn Simulate>], ids: &[PageId], kinds: &[AccessKind], pages: usize, time: u64) {
+    if sims.len() == 1 {
+        sims[0].run(ids, kinds, pages, time);
+    } else {
+        sims.par_iter_mut().for_each(|s| s.run(ids, kinds, pages, time));
+    }
+}
+
+/// Replays the stream that `open` yields under each policy at each size. Results come
+/// in the order policies x frames of `cfg`.
+///
+/// Without OPT the source is streamed once, batch by batch, in bounded memory. With OPT
+/// the stream is first read into memory (5 bytes per record) and OPT's next-use times
+/// computed from it (4 more), since OPT needs the whole future anyway; every policy
+/// then replays from memory.
 pub fn replay(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig, progress: Progress) -> Result<Vec<ReplayResult>> {
     cfg.validate()?;
-    let next_use = if cfg.policies.iter().any(|p| p.needs_future()) {
+    let recorded = if cfg.policies.iter().any(|p| p.needs_future()) {
         let mut src = open()?;
-        Some(Arc::new(opt_prepass(src.as_mut(), &mut *progress)?))
+        Some(record(src.as_mut(), &mut *progress)?)
     } else {
         None
     };
+    let next_use = recorded.as_ref().map(|r| Arc::new(next_use_times(&r.ids, r.distinct_pages)));
     let mut sims: Vec<Box<dyn Simulate>> = Vec::new();
     for &policy in &cfg.policies {
         for &frames in &cfg.frames {
@@ -106,31 +130,37 @@ pub fn replay(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig,
                 PolicyKind::Clock => Box::new(PoolSimulation::new(Clock::new(), frames)),
                 PolicyKind::Random => Box::new(PoolSimulation::new(RandomPolicy::new(cfg.seed), frames)),
                 PolicyKind::Opt => {
-                    let next = next_use.clone().expect("pre-pass ran");
+                    let next = next_use.clone().expect("OPT's pre-pass ran");
                     Box::new(PoolSimulation::new(Opt::new(next), frames))
                 }
             });
         }
     }
-    let mut src = open()?;
-    let (mut time, mut references) = (0u64, 0u64);
-    for_each_batch(src.as_mut(), progress, |batch, distinct| {
-        if let Some(next) = &next_use {
-            if time + batch.len() as u64 > next.len() as u64 {
-                return Err(Error::invalid("replay", "the source changed between OPT's pre-pass and the replay"));
+    let (records, references, distinct) = match recorded {
+        Some(rec) => {
+            let pages = rec.distinct_pages;
+            for (chunk, (ids, kinds)) in rec.ids.chunks(BATCH_RECORDS).zip(rec.kinds.chunks(BATCH_RECORDS)).enumerate() {
+                let time = (chunk * BATCH_RECORDS) as u64;
+                run_all(&mut sims, ids, kinds, pages, time);
+                if !progress(time + ids.len() as u64) {
+                    return Err(Error::Interrupted);
+                }
             }
+            (rec.ids.len() as u64, rec.references, pages as u64)
         }
-        if sims.len() == 1 {
-            sims[0].run(batch, distinct, time);
-        } else {
-            sims.par_iter_mut().for_each(|s| s.run(batch, distinct, time));
+        None => {
+            let mut src = open()?;
+            let (mut time, mut references) = (0u64, 0u64);
+            for_each_batch(src.as_mut(), progress, |batch, distinct| {
+                run_all(&mut sims, &batch.id, &batch.kind, distinct, time);
+                time += batch.len() as u64;
+                references += batch.repeat.iter().map(|&r| r as u64).sum::<u64>();
+                Ok(())
+            })?;
+            (time, references, src.distinct_pages() as u64)
         }
-        time += batch.len() as u64;
-        references += batch.repeat.iter().map(|&r| r as u64).sum::<u64>();
-        Ok(())
-    })?;
-    let distinct = src.distinct_pages() as u64;
-    Ok(sims.iter().map(|s| s.result(time, references, distinct)).collect())
+    };
+    Ok(sims.iter().map(|s| s.result(records, references, distinct)).collect())
 }
 
 #[cfg(test)]

@@ -2,8 +2,9 @@
 //! generic over the policy, so the per-reference calls are static and inlined; the
 //! replay driver holds simulations as trait objects and pays one dynamic call per batch.
 
+use crate::hint::{prefetch, PREFETCH_DISTANCE};
 use crate::policy::ReplacementPolicy;
-use crate::trace::{AccessKind, RefBatch};
+use crate::trace::{AccessKind, PageId};
 
 use super::ReplayResult;
 
@@ -13,9 +14,9 @@ const SEEN: u8 = 4;
 
 /// A simulation the replay driver can feed batch by batch.
 pub trait Simulate: Send {
-    /// Processes `batch`, whose first record has index `time` in the stream; `pages`
-    /// bounds the dense ids in it.
-    fn run(&mut self, batch: &RefBatch, pages: usize, time: u64);
+    /// Processes records (dense ids and kinds) whose first has index `time` in the
+    /// stream; `pages` bounds the ids.
+    fn run(&mut self, ids: &[PageId], kinds: &[AccessKind], pages: usize, time: u64);
     fn result(&self, records: u64, references: u64, distinct_pages: u64) -> ReplayResult;
 }
 
@@ -37,13 +38,17 @@ impl<P: ReplacementPolicy> PoolSimulation<P> {
 }
 
 impl<P: ReplacementPolicy> Simulate for PoolSimulation<P> {
-    fn run(&mut self, batch: &RefBatch, pages: usize, time: u64) {
+    fn run(&mut self, ids: &[PageId], kinds: &[AccessKind], pages: usize, time: u64) {
         if pages > self.state.len() {
             let grow = pages.max(self.state.len() * 3 / 2);
             self.state.resize(grow, 0);
             self.policy.reserve_pages(grow);
         }
-        for (i, (&id, &kind)) in batch.id.iter().zip(&batch.kind).enumerate() {
+        for (i, (&id, &kind)) in ids.iter().zip(kinds).enumerate() {
+            if let Some(&ahead) = ids.get(i + PREFETCH_DISTANCE) {
+                prefetch(&self.state, ahead as usize);
+                self.policy.prefetch(ahead);
+            }
             let t = time + i as u64;
             let st = self.state[id as usize];
             if st & RESIDENT != 0 {
