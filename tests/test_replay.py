@@ -122,3 +122,37 @@ def test_page_size_changes_pages():
     small = pagelab.workload("matmul", n=64, page_size=4096)
     big = pagelab.workload("matmul", n=64, page_size=16384)
     assert pagelab.mrc(big).distinct_pages < pagelab.mrc(small).distinct_pages
+
+
+#: every built-in workload at a tiny size, so that every memory size can be replayed
+TINY = {
+    "lu": {"n": 100},
+    "sor": {"n": 160, "iterations": 2},
+    "matmul": {"n": 64},
+    "mergesort": {"n": 6000},
+    "bitrev": {"n": 32768},
+    "jacobi": {"n": 128, "m": 128, "iterations": 2},
+    "spmv": {"rows": 2000, "nnz_per_row": 4},
+    "shrinking-loop": {"pages": 150, "loops": 30},
+    "scan": {"pages": 120, "passes": 3},
+    "uniform": {"pages": 200, "refs": 20000},
+    "zipf": {"pages": 300, "refs": 20000},
+    "phases": {"pages": 60, "refs_per_phase": 5000},
+}
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_every_size(name):
+    """LRU replay equals the one-pass curve, and OPT is a lower bound, at every memory
+    size from 1 frame to all pages."""
+    assert set(TINY) == {w["name"] for w in pagelab.workloads()}
+    w = pagelab.workload(name, seed=5, **TINY[name])
+    curve = pagelab.mrc(w)
+    frames = list(range(1, curve.distinct_pages + 1))
+    assert 20 <= len(frames) <= 400, len(frames)
+    r = pagelab.replay(w, policy=POLICIES, frames=frames, seed=2).to_dataframe()
+    lru = r[r.policy == "lru"].sort_values("frames")["faults"].to_numpy()
+    assert (lru == curve.faults).all()
+    by = {p: r[r.policy == p].sort_values("frames")["faults"].to_numpy() for p in POLICIES}
+    for p in POLICIES:
+        assert (by["opt"] <= by[p]).all(), p
