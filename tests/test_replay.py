@@ -26,6 +26,8 @@ SMALL = {
     "uniform": {"pages": 400, "refs": 20000},
     "zipf": {"pages": 2000, "refs": 30000},
     "phases": {},
+    "growing-table": {"pages": 300, "stages": 3, "lookups": 3000},
+    "spikes": {"refs": 30000, "base_pages": 100, "spike_pages": 200},
 }
 
 
@@ -138,6 +140,8 @@ TINY = {
     "uniform": {"pages": 200, "refs": 20000},
     "zipf": {"pages": 300, "refs": 20000},
     "phases": {"pages": 60, "refs_per_phase": 5000},
+    "growing-table": {"pages": 200, "stages": 4, "lookups": 2000},
+    "spikes": {"refs": 20000, "base_pages": 40, "spike_pages": 100},
 }
 
 

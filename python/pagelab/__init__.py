@@ -8,6 +8,7 @@ The engine is Rust (``pagelab._core``); this package is the front people use::
     df = r.to_dataframe()
     curve = pagelab.mrc(w)            # exact LRU faults for every memory size
     t = pagelab.Trace.open("prog.plt")
+    res = pagelab.run_system("token.toml")   # timed system: res.processes, res.series
 """
 
 from ._core import ENGINE_VERSION, PagelabError
@@ -24,6 +25,7 @@ from .api import (
     workload,
     workloads,
 )
+from .system import SystemResult, load_config, run_system
 
 __version__ = ENGINE_VERSION
 
@@ -33,11 +35,14 @@ __all__ = [
     "PagelabError",
     "ReplayResults",
     "Source",
+    "SystemResult",
     "Trace",
     "Workload",
+    "load_config",
     "mrc",
     "policies",
     "replay",
+    "run_system",
     "trace_formats",
     "workload",
     "workloads",

@@ -253,6 +253,32 @@ def cmd_bench(args) -> int:
     return run_bench(args)
 
 
+def cmd_run(args) -> int:
+    from pathlib import Path
+
+    from . import system
+
+    engine_config, name = system.load_config(args.config)
+    out = Path(args.out or f"results/run-{Path(args.config).stem}")
+    with system.SimulatedTimeBar("simulating", enabled=args.progress) as bar:
+        result = system.run_engine(engine_config, name, bar)
+    written = system.write_run_outputs(result, out)
+    if args.json:
+        print(result.to_json())
+        return 0
+    print_table(f"{name}: {len(result.process_names)} processes", system.PROCESS_TABLE_COLUMNS,
+                system.process_rows(result))
+    print(system.system_line(result))
+    print(f"results in {out}/: {', '.join(written)}")
+    return 0
+
+
+def cmd_reproduce(args) -> int:
+    from .reproduce import run_reproduce
+
+    return run_reproduce(args.experiment, args.out, quick=args.quick, progress=args.progress)
+
+
 def cmd_demo(args) -> int:
     from .demo import run_demo
 
@@ -328,6 +354,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--repeat", default="3", help="runs per measurement; the best is reported")
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(func=cmd_bench)
+
+    run = sub.add_parser("run", help="run a timed multiprogrammed system from a TOML configuration")
+    run.add_argument("config", help="configuration file (docs/system-config.md)")
+    run.add_argument("--out", help="output directory (default results/run-<config name>)")
+    run.add_argument("--json", action="store_true", help="print the result as JSON instead of the table")
+    run.set_defaults(func=cmd_run)
+
+    rep = sub.add_parser("reproduce", help="reproduce a paper's experiment (experiments/NAME.toml)")
+    rep.add_argument("experiment", help="experiment name, e.g. token-lru (or a path to an experiment file)")
+    rep.add_argument("--out", help="output directory (default results/<experiment>)")
+    rep.add_argument("--quick", action="store_true", help="scaled-down problem sizes (quick_scale), for tests")
+    rep.set_defaults(func=cmd_reproduce)
 
     demo = sub.add_parser("demo", help="replay built-in workloads under every policy; table, figures, JSON")
     demo.add_argument("--out", default="results/demo", help="output directory (default results/demo)")

@@ -12,6 +12,7 @@ pub mod policy;
 pub mod replay;
 pub mod source;
 pub mod stream;
+pub mod system;
 pub mod trace;
 pub mod workload;
 

@@ -249,6 +249,87 @@ fn mrc(py: Python<'_>, source: &Bound<'_, PyDict>, progress: Option<PyObject>) -
     Ok(d.into())
 }
 
+/// Runs the timed system described by `config_json` (the TOML structure as JSON, with
+/// `processes` for `[[process]]`); `progress(simulated_ms)` is called at every sample.
+#[pyfunction]
+#[pyo3(signature = (config_json, progress=None))]
+fn run_system(py: Python<'_>, config_json: &str, progress: Option<PyObject>) -> PyResult<PyObject> {
+    use pagelab_core::system::{self, SystemConfig};
+    let cfg = SystemConfig::from_json(config_json).map_err(to_py)?;
+    let mut hook = progress_hook(progress);
+    let r = py.allow_threads(|| system::run_system(&cfg, &mut hook)).map_err(to_py)?;
+    let d = PyDict::new(py);
+    d.set_item("engine_version", pagelab_core::ENGINE_VERSION)?;
+    d.set_item("end_ns", r.end_ns)?;
+    d.set_item("cpu_busy_ns", r.cpu_busy_ns)?;
+    d.set_item("disk_busy_ns", r.disk_busy_ns)?;
+    d.set_item("disk_reads", r.disk_reads)?;
+    d.set_item("disk_writes", r.disk_writes)?;
+    d.set_item("pages_read", r.pages_read)?;
+    d.set_item("pages_written", r.pages_written)?;
+    let procs = PyList::empty(py);
+    let series = PyList::empty(py);
+    let space_time = PyList::empty(py);
+    for p in &r.processes {
+        let pd = PyDict::new(py);
+        pd.set_item("name", &p.name)?;
+        pd.set_item("start_ns", p.start_ns)?;
+        pd.set_item("end_ns", p.end_ns)?;
+        pd.set_item("runtime_ns", p.runtime_ns())?;
+        pd.set_item("dedicated_ns", p.dedicated_ns)?;
+        pd.set_item("slowdown", p.slowdown())?;
+        pd.set_item("references", p.references)?;
+        pd.set_item("records", p.records)?;
+        pd.set_item("major_faults", p.major_faults)?;
+        pd.set_item("minor_faults", p.minor_faults)?;
+        pd.set_item("page_ins", p.page_ins)?;
+        pd.set_item("page_outs", p.page_outs)?;
+        pd.set_item("token_grabs", p.token_grabs)?;
+        pd.set_item("token_held_ns", p.token_held_ns)?;
+        pd.set_item("suspended_ns", p.suspended_ns)?;
+        procs.append(pd)?;
+        let sd = PyDict::new(py);
+        sd.set_item("process", &p.name)?;
+        sd.set_item("t_s", r.series.t_s.clone())?;
+        sd.set_item("mad", p.series.mad.clone())?;
+        sd.set_item("rss", p.series.rss.clone())?;
+        sd.set_item("nap", p.series.nap.clone())?;
+        sd.set_item("npf", p.series.npf.clone())?;
+        series.append(sd)?;
+        if let Some(st) = &p.space_time {
+            let std = PyDict::new(py);
+            std.set_item("process", &p.name)?;
+            std.set_item("t_s", r.series.t_s.clone())?;
+            std.set_item("pages_per_bucket", st.pages_per_bucket)?;
+            std.set_item("visited", st.visited.clone())?;
+            std.set_item("resident", st.resident.clone())?;
+            std.set_item("swapped", st.swapped.clone())?;
+            space_time.append(std)?;
+        }
+    }
+    d.set_item("processes", procs)?;
+    d.set_item("series", series)?;
+    let ss = PyDict::new(py);
+    ss.set_item("t_s", r.series.t_s.clone())?;
+    ss.set_item("free", r.series.free.clone())?;
+    ss.set_item("cpu_util", r.series.cpu_util.clone())?;
+    ss.set_item("disk_util", r.series.disk_util.clone())?;
+    d.set_item("system_series", ss)?;
+    let events = PyList::empty(py);
+    for e in &r.token_events {
+        let ed = PyDict::new(py);
+        ed.set_item("t_ns", e.t_ns)?;
+        ed.set_item("event", e.event)?;
+        ed.set_item("process", &e.process)?;
+        events.append(ed)?;
+    }
+    d.set_item("token_events", events)?;
+    if !space_time.is_empty() {
+        d.set_item("space_time", space_time)?;
+    }
+    Ok(d.into())
+}
+
 /// A streaming reader over a source, for `pagelab.Trace` iteration in Python.
 #[pyclass(module = "pagelab._core")]
 struct SourceReader {
@@ -314,6 +395,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(capture_lackey_fd, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(mrc, m)?)?;
+    m.add_function(wrap_pyfunction!(run_system, m)?)?;
     m.add_class::<SourceReader>()?;
     Ok(())
 }

@@ -98,6 +98,12 @@ impl PageList {
         Some(t)
     }
 
+    /// The page before `page` towards the head.
+    pub fn prev_of(&self, page: PageId) -> Option<PageId> {
+        let p = self.prev[page as usize];
+        (p != NIL).then_some(p)
+    }
+
     /// Brings the page's links into cache ahead of use.
     #[inline(always)]
     pub fn prefetch(&self, page: PageId) {

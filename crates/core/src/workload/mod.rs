@@ -18,6 +18,7 @@ mod params;
 mod stream;
 
 mod bitrev;
+mod growing_table;
 mod jacobi;
 mod lu;
 mod matmul;
@@ -26,6 +27,7 @@ mod phases;
 mod scan;
 mod shrinking_loop;
 mod sor;
+mod spikes;
 mod spmv;
 mod uniform;
 mod zipf;
@@ -84,6 +86,8 @@ const WORKLOADS: &[Workload] = &[
     workload!(uniform, "uniform"),
     workload!(zipf, "zipf"),
     workload!(phases, "phases"),
+    workload!(growing_table, "growing-table"),
+    workload!(spikes, "spikes"),
 ];
 
 /// The built-in workloads, in listing order.

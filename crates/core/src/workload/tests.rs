@@ -114,10 +114,12 @@ const SMALL: &[(&str, &[(&str, &str)], bool)] = &[
     ("uniform", &[("refs", "5000"), ("pages", "100")], true),
     ("zipf", &[("refs", "5000"), ("pages", "1000")], true),
     ("phases", &[("phases", "3"), ("refs_per_phase", "2000"), ("pages", "50")], true),
+    ("growing-table", &[("pages", "40"), ("stages", "4"), ("lookups", "500")], true),
+    ("spikes", &[("refs", "20000"), ("base_pages", "30"), ("spike_pages", "60")], true),
 ];
 
 #[test]
-fn workload_list_names_all_twelve() {
+fn workload_list_names_all_fourteen() {
     let names: Vec<&str> = list().iter().map(|w| w.name).collect();
     assert_eq!(
         names,
@@ -133,7 +135,9 @@ fn workload_list_names_all_twelve() {
             "scan",
             "uniform",
             "zipf",
-            "phases"
+            "phases",
+            "growing-table",
+            "spikes"
         ]
     );
     for w in list() {
@@ -389,7 +393,7 @@ fn workload_uniform_and_phases_stay_in_range() {
 #[test]
 fn workload_larger_pages_mean_fewer_pages() {
     for &(name, params, _) in SMALL {
-        if matches!(name, "scan" | "uniform" | "zipf" | "phases" | "shrinking-loop") {
+        if matches!(name, "scan" | "uniform" | "zipf" | "phases" | "shrinking-loop" | "spikes" | "growing-table") {
             continue; // page-granular workloads: sizes are given in pages
         }
         let small = run(name, params, 64, 1);
@@ -443,6 +447,141 @@ fn workload_parameter_errors() {
     assert_eq!(s.refs.len(), 200);
 }
 
+/// Distinct pages seen before reference position `at` (references, not records).
+fn distinct_before(s: &Stream, at: u64) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    let mut pos = 0u64;
+    for r in &s.refs {
+        if pos >= at {
+            break;
+        }
+        seen.insert(r.page);
+        pos += r.repeat as u64;
+    }
+    seen.len()
+}
+
+#[test]
+fn workload_growing_table_grows_in_stairs() {
+    // 4096-byte pages, records of 8 elements: 64 records a page. 400 table pages, index
+    // auto = 8 pages right after the table.
+    let (pages, stages, index) = (400u64, 8u64, 8u64);
+    let s = run("growing-table", &[("pages", "400"), ("stages", "8"), ("lookups", "3000")], 4096, 4);
+    assert_eq!(s.distinct as u64, pages + index);
+    assert!(s.refs.iter().all(|r| r.page < pages + index));
+    // Stage k starts with the first write to a table page at or beyond (k-1) * 50: the
+    // pages seen before it are the first (k-1) * 50 table pages and the whole index.
+    let per_stage = pages / stages;
+    let mut pos = 0u64;
+    let mut starts = Vec::new();
+    let mut next_stage_page = per_stage;
+    for r in &s.refs {
+        if r.page < pages && r.page >= next_stage_page {
+            assert_eq!(r.kind, AccessKind::Write, "a stage begins by appending");
+            starts.push(pos);
+            next_stage_page += per_stage;
+        }
+        pos += r.repeat as u64;
+    }
+    assert_eq!(starts.len() as u64, stages - 1);
+    for (k, &at) in starts.iter().enumerate() {
+        let seen = distinct_before(&s, at) as u64;
+        assert_eq!(seen, (k as u64 + 1) * per_stage + index, "before stage {}", k + 2);
+    }
+    // Each stage's lookups reach the whole table so far (3000 draws over <= 400 pages).
+    assert_eq!(distinct_before(&s, starts[0]) as u64, per_stage + index);
+    // Updates: about update_ratio of the lookups write their record (8 elements each).
+    let reads = s.count(AccessKind::Read);
+    let lookups = stages * 3000;
+    assert_eq!(reads, lookups * (2 + 8));
+    let writes = s.count(AccessKind::Write);
+    let appends = pages * 512 + stages * index * 512;
+    let update_writes = (writes - appends) as f64 / (8.0 * lookups as f64);
+    assert!((update_writes - 0.2).abs() < 0.02, "{update_writes}");
+    // Page size and parameters scale the footprint; update_ratio=0 means no update writes.
+    let t = run(
+        "growing-table",
+        &[("pages", "100"), ("stages", "3"), ("lookups", "200"), ("index_pages", "5"), ("update_ratio", "0")],
+        512,
+        1,
+    );
+    assert_eq!(t.distinct, 105);
+    assert_eq!(t.count(AccessKind::Write), 100 * 64 + 3 * 5 * 64);
+}
+
+#[test]
+fn workload_spikes_shape() {
+    let refs = 100_000u64;
+    let (base, spike, second) = (50u64, 200u64, 214u64); // 200 * 1.07 = 214
+    let s = run("spikes", &[("refs", "100000"), ("base_pages", "50"), ("spike_pages", "200")], 4096, 9);
+    assert_eq!(s.references(), refs);
+    assert_eq!(s.distinct as u64, base + spike + second);
+    // First and last reference position of every page.
+    let mut span: HashMap<u64, (u64, u64)> = HashMap::new();
+    let mut pos = 0u64;
+    for r in &s.refs {
+        let e = span.entry(r.page).or_insert((pos, pos));
+        e.1 = pos + r.repeat as u64 - 1;
+        pos += r.repeat as u64;
+    }
+    let within = |lo: f64, hi: f64, pages: std::ops::Range<u64>| {
+        for p in pages {
+            let (first, last) = span[&p];
+            assert!(first >= (lo * refs as f64) as u64 && last < (hi * refs as f64) as u64, "page {p}: {first}..{last}");
+        }
+    };
+    within(0.30, 0.45, base..base + spike);
+    within(0.70, 0.85, base + spike..base + spike + second);
+    // The base set is referenced from the start to the end.
+    for p in 0..base {
+        let (first, last) = span[&p];
+        assert!(first < refs / 20 && last > refs - refs / 20, "base page {p}: {first}..{last}");
+    }
+    // Each spike's first pass writes every page of its region.
+    let first_kind: HashMap<u64, AccessKind> =
+        s.refs.iter().rev().map(|r| (r.page, r.kind)).collect::<Vec<_>>().into_iter().collect();
+    assert!((base..base + spike + second).all(|p| first_kind[&p] == AccessKind::Write));
+    // Smaller parameters, other spike positions.
+    let t = run(
+        "spikes",
+        &[("refs", "20000"), ("base_pages", "10"), ("spike_pages", "30"), ("second_spike", "2"), ("first_at", "0.1"), ("second_at", "0.5")],
+        4096,
+        1,
+    );
+    assert_eq!(t.references(), 20_000);
+    assert_eq!(t.distinct, 10 + 30 + 60);
+}
+
+#[test]
+fn workload_new_generators_parameter_errors() {
+    let e = open_err("growing-table", &[("stages", "0")], 4096);
+    assert!(e.starts_with("workload growing-table: parameter 'stages'"), "{e}");
+    let e = open_err("growing-table", &[("pages", "1"), ("stages", "1000")], 4096);
+    assert!(e.contains("'stages'") && e.contains("at most the number of records (64)"), "{e}");
+    let e = open_err("growing-table", &[("update_ratio", "1.2")], 4096);
+    assert!(e.contains("'update_ratio'"), "{e}");
+    let e = open_err("growing-table", &[("index_pages", "0")], 4096);
+    assert!(e.contains("'index_pages'"), "{e}");
+    let e = open_err("growing-table", &[("pages", "1"), ("record", "600")], 4096);
+    assert!(e.contains("'record'") && e.contains("does not fit"), "{e}");
+    let e = open_err("growing-table", &[("record", "5000")], 4096);
+    assert!(e.contains("'record'"), "{e}");
+    let e = open_err("spikes", &[("second_spike", "0")], 4096);
+    assert!(e.contains("'second_spike'") && e.contains("> 0"), "{e}");
+    let e = open_err("spikes", &[("spike_pages", "1"), ("second_spike", "0.1")], 4096);
+    assert!(e.contains("'second_spike'") && e.contains("at least one page"), "{e}");
+    let e = open_err("spikes", &[("spike_fraction", "0.5")], 4096);
+    assert!(e.starts_with("workload spikes: ") && e.contains("overlap"), "{e}");
+    let e = open_err("spikes", &[("second_at", "0.9")], 4096);
+    assert!(e.contains("ends after the run"), "{e}");
+    let e = open_err("spikes", &[("refs", "10000")], 4096);
+    assert!(e.contains("spike 1 of 3000 pages") && e.contains("not enough for one pass"), "{e}");
+    let e = open_err("spikes", &[("refs", "lots")], 4096);
+    assert_eq!(e, "workload spikes: parameter 'refs': expected a positive whole number, got 'lots'");
+    let e = open_err("spikes", &[("write_ratio", "-1")], 4096);
+    assert!(e.contains("'write_ratio'"), "{e}");
+}
+
 /// Runs `f` on another thread and fails if it does not finish in time.
 fn within(seconds: u64, what: &str, f: impl FnOnce() + Send + 'static) {
     let (tx, rx) = mpsc::channel();
@@ -461,6 +600,8 @@ fn workload_drop_stops_the_generator() {
         ("scan", vec![("pages", "1000"), ("passes", "1000000000")]),
         ("matmul", vec![("n", "100000")]),
         ("lu", vec![("n", "3000")]),
+        ("growing-table", vec![("lookups", "1000000000000")]),
+        ("spikes", vec![("refs", "1000000000000")]),
     ] {
         let params = kv(&params);
         within(20, name, move || {
@@ -492,6 +633,8 @@ fn workload_report() {
         ("uniform", vec![("refs", "10000000"), ("pages", "750000")]),
         ("matmul", vec![("n", "300")]),
         ("scan", vec![("pages", "100000"), ("passes", "100")]),
+        ("growing-table", vec![("lookups", "300000")]),
+        ("spikes", vec![("refs", "30000000")]),
     ] {
         let t = Instant::now();
         let (refs, records, pages) = count(open(name, &params, 4096, 1));

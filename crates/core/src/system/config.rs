@@ -1,0 +1,341 @@
+//! Configuration of a timed-system run. The engine never reads files: the Python front
+//! loads TOML and hands the same structure over as JSON ([`SystemConfig::from_json`]);
+//! unknown keys are errors that name their path (`processes[1].params`).
+
+use serde::Deserialize;
+
+use super::disk::DiskModel;
+use crate::source::SourceSpec;
+use crate::{Error, Result};
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SystemConfig {
+    pub system: MachineConfig,
+    #[serde(default)]
+    pub disk: DiskModel,
+    #[serde(default)]
+    pub token: TokenConfig,
+    #[serde(default)]
+    pub load_control: LoadControlConfig,
+    pub processes: Vec<ProcessConfig>,
+}
+
+/// One node: its frames, CPU costs, scheduler and memory-manager settings.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineConfig {
+    /// Frames for user pages.
+    pub frames: u64,
+    #[serde(default = "default_page_size")]
+    pub page_size: u64,
+    /// Round-robin time slice (Linux 2.2 gives 20 ticks = 200 ms at most; 100 ms here).
+    #[serde(default = "default_quantum_ms")]
+    pub quantum_ms: f64,
+    /// CPU cost of one reference unless a process sets its own.
+    #[serde(default = "default_cpu_ns_per_ref")]
+    pub cpu_ns_per_ref: f64,
+    /// CPU cost per instruction of a trace's gaps, for processes with `use_gaps`.
+    #[serde(default = "default_cpu_ns_per_instruction")]
+    pub cpu_ns_per_instruction: f64,
+    /// CPU cost of a minor fault (first touch: a zero-filled frame).
+    #[serde(default = "default_minor_fault_ns")]
+    pub minor_fault_ns: f64,
+    /// Kernel CPU cost of a major fault besides the disk read.
+    #[serde(default = "default_major_fault_cpu_ns")]
+    pub major_fault_cpu_ns: f64,
+    #[serde(default)]
+    pub reclaim: ReclaimKind,
+    /// Pages a direct reclaim frees at once (Linux 2.2 SWAP_CLUSTER_MAX = 32).
+    #[serde(default = "default_reclaim_batch")]
+    pub reclaim_batch: u32,
+    #[serde(default = "default_sample_ms")]
+    pub sample_ms: f64,
+    #[serde(default)]
+    pub seed: u64,
+    /// Swap slots; 0 sizes the swap area to the processes' pages.
+    #[serde(default)]
+    pub swap_slots: u64,
+    #[serde(default)]
+    pub watermarks: Option<Watermarks>,
+    /// Record each process's per-page state at every sample (figure 11 of
+    /// token-ordered-lru.txt).
+    #[serde(default)]
+    pub space_time: bool,
+    #[serde(default = "default_space_time_buckets")]
+    pub space_time_buckets: u32,
+}
+
+/// Free-frame watermarks: kswapd wakes below `low` and reclaims until `high`; `min`
+/// is reserved (only direct reclaim goes below it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Watermarks {
+    pub min: u64,
+    pub low: u64,
+    pub high: u64,
+}
+
+impl Watermarks {
+    /// Linux 2.2 (mm/page_alloc.c free_area_init): i = frames/128 clamped to [10, 256];
+    /// min = i, low = 2i, high = 3i.
+    pub fn linux22(frames: u64) -> Watermarks {
+        let i = (frames / 128).clamp(10, 256);
+        Watermarks { min: i, low: 2 * i, high: 3 * i }
+    }
+}
+
+/// How reclaim picks victims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReclaimKind {
+    /// Linux 2.2 `swap_out`: the process with the largest resident set, walked from
+    /// where its last walk stopped, second chance by referenced bits.
+    #[default]
+    Linux22,
+    /// A global CLOCK over all frames.
+    Clock,
+    /// Exact global LRU over all resident pages.
+    Lru,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TokenPolicyKind {
+    #[default]
+    None,
+    /// Token-ordered LRU, token-ordered-lru.txt sections 5.2 and 5.3.
+    Paper,
+    /// The swap token of Linux 2.6.20 (mm/thrash.c): fault-interval priorities.
+    Linux2620,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TokenConfig {
+    pub policy: TokenPolicyKind,
+    /// Section 5.3: the token is taken back after this holding time.
+    pub hold_limit_s: f64,
+    /// Section 5.3: the token-unsuitable mark expires after this.
+    pub unsuitable_s: f64,
+    /// Section 5.3: pages the holder may take from itself within the window before it
+    /// must return the token and is marked token-unsuitable.
+    pub self_take_limit: u64,
+    pub self_take_window_s: f64,
+    /// The token is requested only when free frames are at or below this many frames
+    /// above the high watermark (section 5.2: "only ... due to memory shortage").
+    pub shortage_margin: u64,
+}
+
+impl Default for TokenConfig {
+    fn default() -> Self {
+        TokenConfig {
+            policy: TokenPolicyKind::None,
+            hold_limit_s: 60.0,
+            unsuitable_s: 60.0,
+            self_take_limit: 1000,
+            self_take_window_s: 1.0,
+            shortage_margin: 0,
+        }
+    }
+}
+
+/// Load control, the classic alternative (token-ordered-lru.txt section 2.3): suspend
+/// the process with the largest resident set while the fault rate stays high.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LoadControlConfig {
+    pub enabled: bool,
+    /// Major faults per second of the whole system above which a process is suspended.
+    pub high_faults_per_s: f64,
+    /// ... and below which a suspended process is resumed.
+    pub low_faults_per_s: f64,
+    /// How often the rate is measured.
+    pub window_s: f64,
+}
+
+impl Default for LoadControlConfig {
+    fn default() -> Self {
+        LoadControlConfig { enabled: false, high_faults_per_s: 200.0, low_faults_per_s: 50.0, window_s: 1.0 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessConfig {
+    pub name: String,
+    #[serde(default)]
+    pub workload: Option<String>,
+    #[serde(default)]
+    pub params: std::collections::BTreeMap<String, serde_json::Value>,
+    #[serde(default)]
+    pub trace: Option<std::path::PathBuf>,
+    #[serde(default)]
+    pub format: Option<String>,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default)]
+    pub start_ms: f64,
+    #[serde(default)]
+    pub cpu_ns_per_ref: Option<f64>,
+    #[serde(default)]
+    pub use_gaps: bool,
+    /// Others wait on this process (a BSP peer): it takes precedence for the token.
+    #[serde(default)]
+    pub priority: bool,
+}
+
+fn default_page_size() -> u64 {
+    4096
+}
+fn default_quantum_ms() -> f64 {
+    100.0
+}
+fn default_cpu_ns_per_ref() -> f64 {
+    20.0
+}
+fn default_cpu_ns_per_instruction() -> f64 {
+    1.0
+}
+fn default_minor_fault_ns() -> f64 {
+    1000.0
+}
+fn default_major_fault_cpu_ns() -> f64 {
+    10000.0
+}
+fn default_reclaim_batch() -> u32 {
+    32
+}
+fn default_sample_ms() -> f64 {
+    1000.0
+}
+fn default_space_time_buckets() -> u32 {
+    100
+}
+
+fn positive(what: &str, v: f64) -> Result<()> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid(what, format!("expected a positive number, got {v}")))
+    }
+}
+
+fn non_negative(what: &str, v: f64) -> Result<()> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid(what, format!("expected a number >= 0, got {v}")))
+    }
+}
+
+impl ProcessConfig {
+    /// The reference source of this process.
+    pub fn source(&self, page_size: u64, index: usize) -> Result<SourceSpec> {
+        let what = format!("processes[{index}]");
+        match (&self.workload, &self.trace) {
+            (Some(name), None) => {
+                let params = self
+                    .params
+                    .iter()
+                    .map(|(k, v)| {
+                        let text = match v {
+                            serde_json::Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        };
+                        (k.clone(), text)
+                    })
+                    .collect();
+                Ok(SourceSpec::Workload { name: name.clone(), params, page_size, seed: self.seed })
+            }
+            (None, Some(path)) => {
+                if !self.params.is_empty() {
+                    return Err(Error::invalid(format!("{what}.params"), "only applies to a workload"));
+                }
+                let format = match &self.format {
+                    Some(f) => Some(crate::trace::TraceFormat::from_name(f)?),
+                    None => None,
+                };
+                Ok(SourceSpec::Trace { path: path.clone(), format, page_size: Some(page_size) })
+            }
+            _ => Err(Error::invalid(what, "expected exactly one of 'workload' or 'trace'")),
+        }
+    }
+}
+
+impl SystemConfig {
+    /// Parses the JSON form; errors name the path of the bad key.
+    pub fn from_json(text: &str) -> Result<SystemConfig> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let cfg: SystemConfig = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner().to_string();
+            // serde_json appends " at line L column C" of the JSON, meaningless to a TOML user
+            let inner = match inner.rfind(" at line ") {
+                Some(i) => inner[..i].to_string(),
+                None => inner,
+            };
+            Error::invalid(if path == "." { "config".to_string() } else { path }, inner)
+        })?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        let s = &self.system;
+        if s.frames == 0 || s.frames >= u32::MAX as u64 / 2 {
+            return Err(Error::invalid("system.frames", format!("expected 1 to {} frames, got {}", u32::MAX / 2 - 1, s.frames)));
+        }
+        crate::trace::check_page_size(s.page_size).map_err(|e| Error::invalid("system.page_size", e.to_string()))?;
+        positive("system.quantum_ms", s.quantum_ms)?;
+        non_negative("system.cpu_ns_per_ref", s.cpu_ns_per_ref)?;
+        non_negative("system.cpu_ns_per_instruction", s.cpu_ns_per_instruction)?;
+        non_negative("system.minor_fault_ns", s.minor_fault_ns)?;
+        non_negative("system.major_fault_cpu_ns", s.major_fault_cpu_ns)?;
+        positive("system.sample_ms", s.sample_ms)?;
+        if s.reclaim_batch == 0 {
+            return Err(Error::invalid("system.reclaim_batch", "expected at least 1 page"));
+        }
+        if s.space_time_buckets == 0 {
+            return Err(Error::invalid("system.space_time_buckets", "expected at least 1"));
+        }
+        if let Some(w) = s.watermarks {
+            if !(w.min <= w.low && w.low <= w.high && w.high < s.frames) {
+                return Err(Error::invalid("system.watermarks", format!("expected min <= low <= high < frames ({}), got {}/{}/{}", s.frames, w.min, w.low, w.high)));
+            }
+        }
+        self.disk.validate()?;
+        let t = &self.token;
+        positive("token.hold_limit_s", t.hold_limit_s)?;
+        positive("token.unsuitable_s", t.unsuitable_s)?;
+        positive("token.self_take_window_s", t.self_take_window_s)?;
+        let l = &self.load_control;
+        positive("load_control.window_s", l.window_s)?;
+        non_negative("load_control.high_faults_per_s", l.high_faults_per_s)?;
+        non_negative("load_control.low_faults_per_s", l.low_faults_per_s)?;
+        if l.low_faults_per_s > l.high_faults_per_s {
+            return Err(Error::invalid("load_control", "expected low_faults_per_s <= high_faults_per_s"));
+        }
+        if self.processes.is_empty() {
+            return Err(Error::invalid("processes", "expected at least one process"));
+        }
+        if self.processes.len() > u16::MAX as usize {
+            return Err(Error::invalid("processes", "too many processes"));
+        }
+        for (i, p) in self.processes.iter().enumerate() {
+            p.source(s.page_size, i)?;
+            non_negative(&format!("processes[{i}].start_ms"), p.start_ms)?;
+            if let Some(c) = p.cpu_ns_per_ref {
+                non_negative(&format!("processes[{i}].cpu_ns_per_ref"), c)?;
+            }
+            if self.processes[..i].iter().any(|q| q.name == p.name) {
+                return Err(Error::invalid(format!("processes[{i}].name"), format!("'{}' is used twice", p.name)));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn watermarks(&self) -> Watermarks {
+        self.system.watermarks.unwrap_or_else(|| Watermarks::linux22(self.system.frames))
+    }
+}

@@ -1,0 +1,53 @@
+//! The event queue of the discrete-event simulation: earliest time first, ties broken
+//! by insertion order so that runs are deterministic.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::memory::Gid;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Event {
+    /// A process arrives.
+    Start(u16),
+    /// A page-in read completed.
+    PageIn(u16, Gid),
+    /// A page-out write completed.
+    WriteDone(Gid),
+    /// kswapd wakes (free frames fell below the low watermark).
+    Kswapd,
+    /// Time-series sample (and periodic token checks).
+    Sample,
+    /// Load-control measurement.
+    LoadControl,
+}
+
+#[derive(Debug, Default)]
+pub struct EventQueue {
+    heap: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    seq: u64,
+}
+
+impl EventQueue {
+    pub fn push(&mut self, time: u64, event: Event) {
+        self.seq += 1;
+        self.heap.push(Reverse((time, self.seq, event)));
+    }
+
+    /// Time of the earliest event, if any.
+    pub fn next_time(&self) -> Option<u64> {
+        self.heap.peek().map(|Reverse((t, _, _))| *t)
+    }
+
+    /// Removes and returns the earliest event if it is due at or before `now`.
+    pub fn pop_due(&mut self, now: u64) -> Option<(u64, Event)> {
+        match self.heap.peek() {
+            Some(Reverse((t, _, _))) if *t <= now => self.heap.pop().map(|Reverse((t, _, e))| (t, e)),
+            _ => None,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}

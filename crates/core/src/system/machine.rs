@@ -1,0 +1,652 @@
+//! One node running several processes that share its frames: the discrete-event loop
+//! (simulated nanoseconds), the round-robin scheduler, the fault paths, reclaim with
+//! kswapd and direct reclaim, page-out writes and page-in reads through the swap disk.
+//!
+//! The running process executes its references in a tight loop until its time slice
+//! ends, the next event is due, or it faults; events (disk completions, kswapd, samples)
+//! are handled between runs. Hits cost one array lookup and a few bit operations.
+
+use std::collections::VecDeque;
+
+use super::config::{ReclaimKind, SystemConfig};
+use super::disk::{Disk, IoKind};
+use super::events::{Event, EventQueue};
+use super::load_control::{LoadAction, LoadControl};
+use super::memory::*;
+use super::process::{Process, RunState, SpaceTime};
+use super::reclaim::Reclaimer;
+use super::results::{ProcessResult, SystemResult, SystemSeries, TokenRecord};
+use super::swap::SwapSpace;
+use super::token::Token;
+use crate::trace::{AccessKind, Progress};
+use crate::{Error, Result};
+
+fn ns(ms: f64) -> u64 {
+    (ms * 1e6).round() as u64
+}
+
+enum RunOutcome {
+    /// The time limit was reached.
+    Yield,
+    /// The process blocked (fault I/O or no frame).
+    Blocked,
+    Finished,
+}
+
+/// What the fault path decided.
+enum FaultOutcome {
+    /// Resolved at once (minor fault): re-execute the record.
+    Continue,
+    Blocked,
+}
+
+pub struct Machine {
+    now: u64,
+    events: EventQueue,
+    pages: PageTable,
+    pool: FramePool,
+    reclaimer: Reclaimer,
+    token: Token,
+    load: LoadControl,
+    disk: Disk,
+    swap: SwapSpace,
+    procs: Vec<Process>,
+    ready: VecDeque<u16>,
+    running: Option<u16>,
+    slice_end: u64,
+    frame_waiters: VecDeque<u16>,
+    kswapd_pending: bool,
+    live: usize,
+    started: usize,
+    cpu_busy: u64,
+    total_major: u64,
+    /// Current sample interval; page stamps hold interval + 1.
+    interval: u32,
+    quantum_ns: u64,
+    sample_ns: u64,
+    minor_ns: u64,
+    major_cpu_ns: u64,
+    reclaim_batch: u32,
+    shortage_margin: u64,
+    series: SystemSeries,
+    last_cpu_busy: u64,
+    last_disk_busy: u64,
+    space_time_pages: Option<Vec<u64>>,
+    space_time_buckets: u32,
+}
+
+impl Machine {
+    /// `space_time_pages`: each process's distinct pages (from its dedicated run) when
+    /// space-time recording is on.
+    pub fn new(cfg: &SystemConfig, frames: u64, swap_slots: u64, space_time_pages: Option<Vec<u64>>) -> Result<Machine> {
+        let s = &cfg.system;
+        let mut procs = Vec::new();
+        for (i, p) in cfg.processes.iter().enumerate() {
+            let spec = p.source(s.page_size, i)?;
+            let mut proc = Process::new(p.name.clone(), i as u16, spec, p.cpu_ns_per_ref.unwrap_or(s.cpu_ns_per_ref), s.cpu_ns_per_instruction, p.use_gaps, p.priority, ns(p.start_ms));
+            if let Some(pages) = &space_time_pages {
+                let per = pages[i].div_ceil(s.space_time_buckets as u64).max(1);
+                proc.space_time = Some(SpaceTime { pages_per_bucket: per, ..Default::default() });
+            }
+            procs.push(proc);
+        }
+        let watermarks = if frames == cfg.system.frames {
+            cfg.watermarks()
+        } else {
+            super::config::Watermarks::linux22(frames)
+        };
+        Ok(Machine {
+            now: 0,
+            events: EventQueue::default(),
+            pages: PageTable::default(),
+            pool: FramePool::new(frames, watermarks),
+            reclaimer: Reclaimer::new(s.reclaim),
+            token: Token::new(cfg.token.clone(), procs.len()),
+            load: LoadControl::new(cfg.load_control.clone()),
+            disk: Disk::new(cfg.disk.clone(), s.page_size, swap_slots),
+            swap: SwapSpace::new(swap_slots),
+            live: procs.len(),
+            procs,
+            ready: VecDeque::new(),
+            running: None,
+            slice_end: 0,
+            frame_waiters: VecDeque::new(),
+            kswapd_pending: false,
+            started: 0,
+            cpu_busy: 0,
+            total_major: 0,
+            interval: 0,
+            quantum_ns: ns(s.quantum_ms).max(1),
+            sample_ns: ns(s.sample_ms).max(1),
+            minor_ns: s.minor_fault_ns.round() as u64,
+            major_cpu_ns: s.major_fault_cpu_ns.round() as u64,
+            reclaim_batch: s.reclaim_batch,
+            shortage_margin: cfg.token.shortage_margin,
+            series: SystemSeries::default(),
+            last_cpu_busy: 0,
+            last_disk_busy: 0,
+            space_time_pages,
+            space_time_buckets: s.space_time_buckets,
+        })
+    }
+
+    /// Runs until every process has finished. `progress(simulated ms)` is called at
+    /// every sample.
+    pub fn run(mut self, progress: Progress) -> Result<SystemResult> {
+        for p in &mut self.procs {
+            p.open()?;
+        }
+        for i in 0..self.procs.len() {
+            self.events.push(self.procs[i].start_ns, Event::Start(i as u16));
+        }
+        self.events.push(self.sample_ns, Event::Sample);
+        if self.load.enabled() {
+            self.events.push(self.load.window_ns(), Event::LoadControl);
+        }
+        loop {
+            while let Some((_, event)) = self.events.pop_due(self.now) {
+                self.handle(event, progress)?;
+            }
+            if self.live == 0 {
+                break;
+            }
+            if self.running.is_none() {
+                self.dispatch();
+            }
+            let Some(p) = self.running else {
+                // idle CPU: jump to the next event
+                if self.started == self.procs.len() && self.procs.iter().all(|p| p.state == RunState::Done || p.suspended) {
+                    if let Some(q) = self.load.resume_oldest() {
+                        self.resume(q);
+                        continue;
+                    }
+                }
+                match self.events.next_time() {
+                    Some(t) => self.now = self.now.max(t),
+                    None => return Err(Error::invalid("system", "no process can run and nothing is pending (deadlock)")),
+                }
+                continue;
+            };
+            let until = self.slice_end.min(self.events.next_time().unwrap_or(u64::MAX));
+            let before = self.now;
+            let outcome = self.run_process(p, until)?;
+            self.cpu_busy += self.now - before;
+            match outcome {
+                RunOutcome::Yield => {
+                    if self.now >= self.slice_end {
+                        if self.ready.iter().any(|&q| self.procs[q as usize].is_runnable()) {
+                            self.procs[p as usize].state = RunState::Ready;
+                            self.ready.push_back(p);
+                            self.running = None;
+                        } else {
+                            self.slice_end = self.now + self.quantum_ns;
+                        }
+                    } else if self.procs[p as usize].suspended {
+                        self.procs[p as usize].state = RunState::Ready;
+                        self.running = None;
+                    }
+                }
+                RunOutcome::Blocked | RunOutcome::Finished => self.running = None,
+            }
+        }
+        Ok(self.finish())
+    }
+
+    fn dispatch(&mut self) {
+        while let Some(p) = self.ready.pop_front() {
+            let proc = &mut self.procs[p as usize];
+            if proc.is_runnable() {
+                proc.state = RunState::Running;
+                // section 5.2: swapping status ends when the process runs again
+                proc.swapping = false;
+                self.running = Some(p);
+                self.slice_end = self.now + self.quantum_ns;
+                return;
+            }
+        }
+    }
+
+    fn make_ready(&mut self, p: u16) {
+        let proc = &mut self.procs[p as usize];
+        proc.state = RunState::Ready;
+        if !proc.suspended {
+            self.ready.push_back(p);
+        }
+    }
+
+    fn handle(&mut self, event: Event, progress: Progress) -> Result<()> {
+        match event {
+            Event::Start(p) => {
+                self.started += 1;
+                self.make_ready(p);
+            }
+            Event::PageIn(p, gid) => {
+                let f = &mut self.pages.flags[gid as usize];
+                *f = (*f & !PAGING_IN) | RESIDENT;
+                self.procs[p as usize].rss += 1;
+                self.reclaimer.on_resident(gid);
+                self.make_ready(p);
+            }
+            Event::WriteDone(gid) => {
+                let f = self.pages.flags[gid as usize];
+                let mut nf = f & !WRITING;
+                if f & DIRTY == 0 && f & TOUCHED != 0 {
+                    nf |= SWAP_VALID;
+                }
+                self.pages.flags[gid as usize] = nf;
+                if f & RESIDENT == 0 {
+                    // the frame was held for the write; now it is free
+                    self.pool.writing -= 1;
+                    self.free_frame();
+                }
+            }
+            Event::Kswapd => {
+                self.kswapd_pending = false;
+                while !self.pool.kswapd_done() {
+                    if self.reclaim(1) == 0 {
+                        break;
+                    }
+                }
+            }
+            Event::Sample => self.sample(progress)?,
+            Event::LoadControl => {
+                let candidates: Vec<(u16, u64)> = self
+                    .procs
+                    .iter()
+                    .filter(|p| p.state != RunState::Done && p.state != RunState::NotStarted && !p.suspended)
+                    .map(|p| (p.index, p.rss))
+                    .collect();
+                match self.load.tick(self.total_major, &candidates) {
+                    Some(LoadAction::Suspend(p)) => {
+                        let proc = &mut self.procs[p as usize];
+                        proc.suspended = true;
+                        proc.suspended_since = self.now;
+                        self.token.events.push(super::token::TokenEvent { t_ns: self.now, event: "suspend", process: p });
+                    }
+                    Some(LoadAction::Resume(p)) => self.resume(p),
+                    None => {}
+                }
+                if self.live > 0 {
+                    self.events.push(self.now + self.load.window_ns(), Event::LoadControl);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn resume(&mut self, p: u16) {
+        let now = self.now;
+        let proc = &mut self.procs[p as usize];
+        proc.suspended = false;
+        proc.suspended_ns += now - proc.suspended_since;
+        self.token.events.push(super::token::TokenEvent { t_ns: now, event: "resume", process: p });
+        if proc.state == RunState::Ready {
+            self.ready.push_back(p);
+        }
+    }
+
+    fn free_frame(&mut self) {
+        self.pool.free += 1;
+        if let Some(p) = self.frame_waiters.pop_front() {
+            self.make_ready(p);
+        }
+    }
+
+    /// Runs process `p` until `until`, a block or its end.
+    fn run_process(&mut self, p: u16, until: u64) -> Result<RunOutcome> {
+        loop {
+            if self.now >= until || self.procs[p as usize].suspended {
+                return Ok(RunOutcome::Yield);
+            }
+            if !self.procs[p as usize].refill()? {
+                self.exit(p);
+                return Ok(RunOutcome::Finished);
+            }
+            if let Some((local, write)) = self.run_hits(p, until) {
+                match self.fault(p, local, write)? {
+                    FaultOutcome::Continue => {}
+                    FaultOutcome::Blocked => return Ok(RunOutcome::Blocked),
+                }
+            }
+        }
+    }
+
+    /// The hot loop: executes resident references of the current batch. Returns the
+    /// faulting record's local page and whether it writes, or None when the batch ended
+    /// or the time limit was reached.
+    #[inline]
+    fn run_hits(&mut self, p: u16, until: u64) -> Option<(u32, bool)> {
+        let proc = &mut self.procs[p as usize];
+        let flags = &mut self.pages.flags;
+        let stamps = &mut self.pages.stamp;
+        let stamp = self.interval + 1;
+        let reclaimer = &mut self.reclaimer;
+        let b = &proc.batch;
+        let mut now = self.now;
+        let mut carry = proc.carry;
+        let mut pos = proc.pos;
+        let (mut refs, mut recs, mut nap) = (0u64, 0u64, 0u64);
+        let mut fault = None;
+        while pos < b.id.len() && now < until {
+            let local = b.id[pos];
+            let gid = proc.gid_of[local as usize];
+            let write = b.kind[pos] == AccessKind::Write;
+            if gid == NO_GID || flags[gid as usize] & RESIDENT == 0 {
+                fault = Some((local, write));
+                break;
+            }
+            let f = &mut flags[gid as usize];
+            *f |= REFERENCED;
+            if write {
+                *f = (*f | DIRTY) & !SWAP_VALID;
+            }
+            reclaimer.on_hit(gid);
+            if stamps[gid as usize] != stamp {
+                stamps[gid as usize] = stamp;
+                nap += 1;
+            }
+            let repeat = b.repeat[pos] as u64;
+            let mut cost = proc.cpu_ns_per_ref * repeat as f64;
+            if proc.use_gaps {
+                cost += proc.cpu_ns_per_instruction * b.gap[pos] as f64;
+            }
+            carry += cost;
+            let whole = carry as u64;
+            carry -= whole as f64;
+            now += whole;
+            refs += repeat;
+            recs += 1;
+            pos += 1;
+        }
+        proc.pos = pos;
+        proc.carry = carry;
+        proc.references += refs;
+        proc.records += recs;
+        proc.interval_nap += nap;
+        self.now = now;
+        fault
+    }
+
+    /// The fault path for local page `local` of process `p`.
+    fn fault(&mut self, p: u16, local: u32, _write: bool) -> Result<FaultOutcome> {
+        let mut gid = self.procs[p as usize].gid_of[local as usize];
+        if gid == NO_GID {
+            gid = self.pages.add(p, local);
+            self.procs[p as usize].gid_of[local as usize] = gid;
+            self.reclaimer.reserve(self.pages.len());
+        }
+        let f = self.pages.flags[gid as usize];
+        if f & WRITING != 0 {
+            // still in the swap cache: map it back without I/O (a minor fault)
+            self.pages.flags[gid as usize] = f | RESIDENT;
+            self.pool.writing -= 1;
+            self.make_resident_counted(p, gid);
+            self.procs[p as usize].minor_faults += 1;
+            self.now += self.minor_ns;
+            return Ok(FaultOutcome::Continue);
+        }
+        if !self.take_frame()? {
+            self.procs[p as usize].state = RunState::BlockedFrame;
+            self.frame_waiters.push_back(p);
+            return Ok(FaultOutcome::Blocked);
+        }
+        if f & SWAP_VALID != 0 {
+            // major fault: ask for the token (section 5.2, before do_swap_page), then read
+            let short = self.pool.free <= self.pool.watermarks.high + self.shortage_margin;
+            let procs = &self.procs;
+            let (grabbed, previous) = self.token.on_major_fault(p, self.now, short, |q| procs[q as usize].priority);
+            if grabbed {
+                self.procs[p as usize].token_grabs += 1;
+            }
+            self.account_release(previous);
+            let proc = &mut self.procs[p as usize];
+            proc.major_faults += 1;
+            proc.interval_npf += 1;
+            proc.page_ins += 1;
+            proc.swapping = true;
+            self.total_major += 1;
+            self.now += self.major_cpu_ns;
+            self.pages.flags[gid as usize] = f | PAGING_IN;
+            let slot = self.pages.slot[gid as usize] as u64;
+            let done = self.disk.submit(self.now, IoKind::Read, slot, 1);
+            self.events.push(done, Event::PageIn(p, gid));
+            self.procs[p as usize].state = RunState::BlockedIo;
+            return Ok(FaultOutcome::Blocked);
+        }
+        // minor fault: first touch, or a clean page never written out (zero-filled again)
+        if f & TOUCHED == 0 {
+            self.procs[p as usize].mad += 1;
+        }
+        self.pages.flags[gid as usize] = f | TOUCHED | RESIDENT;
+        self.make_resident_counted(p, gid);
+        self.procs[p as usize].minor_faults += 1;
+        self.now += self.minor_ns;
+        Ok(FaultOutcome::Continue)
+    }
+
+    fn make_resident_counted(&mut self, p: u16, gid: Gid) {
+        self.procs[p as usize].rss += 1;
+        self.reclaimer.on_resident(gid);
+    }
+
+    fn account_release(&mut self, released: Option<(u16, u64)>) {
+        if let Some((h, held)) = released {
+            self.procs[h as usize].token_held_ns += held;
+        }
+    }
+
+    /// A frame for a fault: above the min watermark it is taken at once; at or below
+    /// it the faulting process reclaims directly first (Linux 2.2 __get_free_pages).
+    /// False when none can be had now (the process waits for a write to finish).
+    fn take_frame(&mut self) -> Result<bool> {
+        if self.pool.free <= self.pool.watermarks.min {
+            self.reclaim(self.reclaim_batch);
+        }
+        if self.pool.free == 0 {
+            return Ok(false);
+        }
+        self.pool.free -= 1;
+        if self.pool.below_low() && !self.kswapd_pending {
+            self.kswapd_pending = true;
+            self.events.push(self.now, Event::Kswapd);
+        }
+        Ok(true)
+    }
+
+    /// Evicts up to `n` pages; returns how many.
+    fn reclaim(&mut self, n: u32) -> u32 {
+        let mut done = 0;
+        for _ in 0..n {
+            let procs = &self.procs;
+            let skip = self.token.protected(|h| procs[h as usize].swapping);
+            let Some(victim) = self.reclaimer.victim(&mut self.pages, &mut self.procs, skip) else {
+                break;
+            };
+            if victim.from_skipped {
+                let released = self.token.on_self_take(self.now);
+                self.account_release(released);
+            }
+            self.evict(victim.gid);
+            done += 1;
+        }
+        done
+    }
+
+    fn evict(&mut self, gid: Gid) {
+        let owner = self.pages.owner[gid as usize];
+        self.procs[owner as usize].rss -= 1;
+        self.reclaimer.on_gone(gid);
+        let f = self.pages.flags[gid as usize];
+        let base = f & !(RESIDENT | REFERENCED);
+        if f & WRITING != 0 {
+            // rescued from the swap cache and evicted again before the write finished:
+            // the frame is released when that write completes
+            self.pages.flags[gid as usize] = base & !DIRTY;
+            self.pool.writing += 1;
+        } else if f & DIRTY != 0 {
+            let mut slot = self.pages.slot[gid as usize];
+            if slot == NO_SLOT {
+                slot = self.swap.allocate_one().expect("swap sized to hold every page") as u32;
+                self.pages.slot[gid as usize] = slot;
+            }
+            self.pages.flags[gid as usize] = (base & !(DIRTY | SWAP_VALID)) | WRITING;
+            self.pool.writing += 1;
+            self.procs[owner as usize].page_outs += 1;
+            let done = self.disk.submit(self.now, IoKind::Write, slot as u64, 1);
+            self.events.push(done, Event::WriteDone(gid));
+        } else {
+            self.pages.flags[gid as usize] = base;
+            self.free_frame();
+        }
+    }
+
+    /// A process ends: its pages are freed (frames held by writes in flight come back
+    /// when the writes complete).
+    fn exit(&mut self, p: u16) {
+        let now = self.now;
+        let released = self.token.on_exit(p, now);
+        self.account_release(released);
+        self.load.forget(p);
+        let gids = std::mem::take(&mut self.procs[p as usize].gid_of);
+        for &gid in &gids {
+            if gid == NO_GID {
+                continue;
+            }
+            let f = self.pages.flags[gid as usize];
+            if f & RESIDENT != 0 {
+                self.reclaimer.on_gone(gid);
+                if f & WRITING != 0 {
+                    self.pool.writing += 1;
+                } else {
+                    self.free_frame();
+                }
+            }
+            self.pages.flags[gid as usize] = f & WRITING;
+        }
+        let proc = &mut self.procs[p as usize];
+        proc.gid_of = gids;
+        proc.rss = 0;
+        proc.mad = 0;
+        proc.state = RunState::Done;
+        proc.end_ns = now;
+        if proc.suspended {
+            proc.suspended = false;
+            proc.suspended_ns += now - proc.suspended_since;
+        }
+        proc.close();
+        self.live -= 1;
+    }
+
+    fn sample(&mut self, progress: Progress) -> Result<()> {
+        let now = self.now;
+        let interval_ns = self.sample_ns as f64;
+        self.series.t_s.push(now as f64 / 1e9);
+        self.series.free.push(self.pool.free);
+        self.series.cpu_util.push((self.cpu_busy - self.last_cpu_busy) as f64 / interval_ns);
+        let disk_busy = self.disk.busy_ns_until(now);
+        self.series.disk_util.push((disk_busy - self.last_disk_busy) as f64 / interval_ns);
+        self.last_cpu_busy = self.cpu_busy;
+        self.last_disk_busy = disk_busy;
+        let stamp = self.interval + 1;
+        for proc in &mut self.procs {
+            proc.series.mad.push(proc.mad);
+            proc.series.rss.push(proc.rss);
+            proc.series.nap.push(proc.interval_nap);
+            proc.series.npf.push(proc.interval_npf);
+            proc.interval_nap = 0;
+            proc.interval_npf = 0;
+            if let Some(st) = &mut proc.space_time {
+                let buckets = self.space_time_buckets as usize;
+                let (mut visited, mut resident, mut swapped) = (vec![0u32; buckets], vec![0u32; buckets], vec![0u32; buckets]);
+                for (local, &gid) in proc.gid_of.iter().enumerate() {
+                    if gid == NO_GID {
+                        continue;
+                    }
+                    let b = ((local as u64 / st.pages_per_bucket) as usize).min(buckets - 1);
+                    let f = self.pages.flags[gid as usize];
+                    if f & TOUCHED == 0 {
+                        continue;
+                    }
+                    if self.pages.stamp[gid as usize] == stamp {
+                        visited[b] += 1;
+                    } else if f & RESIDENT != 0 {
+                        resident[b] += 1;
+                    } else {
+                        swapped[b] += 1;
+                    }
+                }
+                st.visited.push(visited);
+                st.resident.push(resident);
+                st.swapped.push(swapped);
+            }
+        }
+        self.interval += 1;
+        let released = self.token.tick(now);
+        self.account_release(released);
+        if self.pool.below_low() && !self.kswapd_pending {
+            self.kswapd_pending = true;
+            self.events.push(now, Event::Kswapd);
+        }
+        if self.live > 0 {
+            self.events.push(now + self.sample_ns, Event::Sample);
+        }
+        if !progress(now / 1_000_000) {
+            return Err(Error::Interrupted);
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> SystemResult {
+        if let Some(h) = self.token.holder() {
+            // still held at the end (the holder's exit releases it, so only if it never exited)
+            let _ = h;
+        }
+        let names: Vec<String> = self.procs.iter().map(|p| p.name.clone()).collect();
+        let stats = self.disk.stats().clone();
+        let end = self.now;
+        let processes = self
+            .procs
+            .iter_mut()
+            .map(|p| ProcessResult {
+                name: p.name.clone(),
+                start_ns: p.start_ns,
+                end_ns: p.end_ns,
+                dedicated_ns: 0,
+                references: p.references,
+                records: p.records,
+                major_faults: p.major_faults,
+                minor_faults: p.minor_faults,
+                page_ins: p.page_ins,
+                page_outs: p.page_outs,
+                token_grabs: p.token_grabs,
+                token_held_ns: p.token_held_ns,
+                suspended_ns: p.suspended_ns,
+                series: std::mem::take(&mut p.series),
+                space_time: p.space_time.take(),
+            })
+            .collect();
+        let _ = &self.space_time_pages;
+        SystemResult {
+            end_ns: end,
+            cpu_busy_ns: self.cpu_busy,
+            disk_busy_ns: self.disk.busy_ns_until(u64::MAX),
+            disk_reads: stats.reads,
+            disk_writes: stats.writes,
+            pages_read: stats.pages_read,
+            pages_written: stats.pages_written,
+            processes,
+            series: self.series,
+            token_events: self
+                .token
+                .events
+                .iter()
+                .map(|e| TokenRecord { t_ns: e.t_ns, event: e.event, process: names[e.process as usize].clone() })
+                .collect(),
+        }
+    }
+
+    /// Distinct pages each process touched (for space-time bucket sizes).
+    pub fn reclaim_kind(&self) -> ReclaimKind {
+        self.reclaimer.kind
+    }
+}

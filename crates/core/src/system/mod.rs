@@ -1,0 +1,60 @@
+//! The timed system: a discrete-event simulation, in simulated nanoseconds, of one node
+//! whose processes share its frames (DESIGN.md, "Timed system simulation").
+//!
+//! [`run_system`] runs the configured processes together and each one alone with all
+//! the memory it wants (its dedicated run, for the slowdown), and returns plain results.
+
+pub mod config;
+pub mod disk;
+pub mod events;
+pub mod load_control;
+pub mod machine;
+pub mod memory;
+pub mod process;
+pub mod reclaim;
+pub mod results;
+pub mod swap;
+pub mod token;
+
+use rayon::prelude::*;
+
+pub use config::SystemConfig;
+pub use results::{ProcessResult, SystemResult};
+
+use crate::trace::Progress;
+use crate::Result;
+
+/// Frames of a dedicated run: more than any process can touch.
+const UNLIMITED_FRAMES: u64 = (u32::MAX / 2 - 1) as u64;
+
+/// Runs the system, and every process alone for its dedicated time.
+pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult> {
+    cfg.validate()?;
+    // dedicated runs: each process alone, no memory pressure, no token (in parallel)
+    let dedicated: Vec<(u64, u64)> = (0..cfg.processes.len())
+        .into_par_iter()
+        .map(|i| {
+            let mut alone = cfg.clone();
+            alone.processes = vec![cfg.processes[i].clone()];
+            alone.processes[0].start_ms = 0.0;
+            alone.token = Default::default();
+            alone.load_control = Default::default();
+            alone.system.space_time = false;
+            let r = machine::Machine::new(&alone, UNLIMITED_FRAMES, 1, None)?.run(&mut |_| true)?;
+            let p = &r.processes[0];
+            let pages = p.series.mad.iter().copied().max().unwrap_or(0).max(p.minor_faults);
+            Ok((p.end_ns - p.start_ns, pages))
+        })
+        .collect::<Result<_>>()?;
+    let total_pages: u64 = dedicated.iter().map(|d| d.1).sum();
+    let swap_slots = if cfg.system.swap_slots > 0 { cfg.system.swap_slots } else { total_pages + total_pages / 4 + 1024 };
+    let space_time = cfg.system.space_time.then(|| dedicated.iter().map(|d| d.1).collect());
+    let mut result = machine::Machine::new(cfg, cfg.system.frames, swap_slots, space_time)?.run(progress)?;
+    for (p, d) in result.processes.iter_mut().zip(&dedicated) {
+        p.dedicated_ns = d.0;
+    }
+    Ok(result)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,155 @@
+//! A simulated process: its reference stream, its page table (local dense id -> global
+//! page), its CPU cost model, scheduling state and counters.
+
+use super::memory::{Gid, NO_GID};
+use crate::source::SourceSpec;
+use crate::trace::{RefBatch, RefSource};
+use crate::Result;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunState {
+    NotStarted,
+    Ready,
+    Running,
+    /// Waiting for a page-in read.
+    BlockedIo,
+    /// Waiting for a free frame (all reclaimable frames are being written out).
+    BlockedFrame,
+    Done,
+}
+
+/// Per-interval samples of one process (token-ordered-lru.txt section 3.2).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProcessSeries {
+    /// Memory allocation demand: pages touched and not freed.
+    pub mad: Vec<u64>,
+    /// Resident set size.
+    pub rss: Vec<u64>,
+    /// Distinct pages referenced in the interval.
+    pub nap: Vec<u64>,
+    /// Major faults in the interval.
+    pub npf: Vec<u64>,
+}
+
+/// Page states by bucket of virtual pages, one row per sample (figure 11).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SpaceTime {
+    pub pages_per_bucket: u64,
+    pub visited: Vec<Vec<u32>>,
+    pub resident: Vec<Vec<u32>>,
+    pub swapped: Vec<Vec<u32>>,
+}
+
+pub struct Process {
+    pub name: String,
+    pub index: u16,
+    pub spec: SourceSpec,
+    source: Option<Box<dyn RefSource>>,
+    pub batch: RefBatch,
+    pub pos: usize,
+    /// Global page of each local dense id (NO_GID until first touch).
+    pub gid_of: Vec<Gid>,
+    pub cpu_ns_per_ref: f64,
+    pub cpu_ns_per_instruction: f64,
+    pub use_gaps: bool,
+    /// Fraction of a nanosecond of CPU time not yet added to the clock.
+    pub carry: f64,
+    pub state: RunState,
+    /// Section 5.2: on while the process has unresolved page faults.
+    pub swapping: bool,
+    /// Section 5.3: others wait on this process.
+    pub priority: bool,
+    pub suspended: bool,
+    pub suspended_since: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// Where the next Linux 2.2 reclaim walk of this process starts (index into gid_of).
+    pub walk_cursor: usize,
+    pub rss: u64,
+    pub mad: u64,
+    pub references: u64,
+    pub records: u64,
+    pub major_faults: u64,
+    pub minor_faults: u64,
+    pub page_ins: u64,
+    pub page_outs: u64,
+    pub token_grabs: u64,
+    pub token_held_ns: u64,
+    pub suspended_ns: u64,
+    /// Counters of the current sample interval.
+    pub interval_nap: u64,
+    pub interval_npf: u64,
+    pub series: ProcessSeries,
+    pub space_time: Option<SpaceTime>,
+}
+
+impl Process {
+    pub fn new(name: String, index: u16, spec: SourceSpec, cpu_ns_per_ref: f64, cpu_ns_per_instruction: f64, use_gaps: bool, priority: bool, start_ns: u64) -> Self {
+        Process {
+            name,
+            index,
+            spec,
+            source: None,
+            batch: RefBatch::default(),
+            pos: 0,
+            gid_of: Vec::new(),
+            cpu_ns_per_ref,
+            cpu_ns_per_instruction,
+            use_gaps,
+            carry: 0.0,
+            state: RunState::NotStarted,
+            swapping: false,
+            priority,
+            suspended: false,
+            suspended_since: 0,
+            start_ns,
+            end_ns: 0,
+            walk_cursor: 0,
+            rss: 0,
+            mad: 0,
+            references: 0,
+            records: 0,
+            major_faults: 0,
+            minor_faults: 0,
+            page_ins: 0,
+            page_outs: 0,
+            token_grabs: 0,
+            token_held_ns: 0,
+            suspended_ns: 0,
+            interval_nap: 0,
+            interval_npf: 0,
+            series: ProcessSeries::default(),
+            space_time: None,
+        }
+    }
+
+    pub fn open(&mut self) -> Result<()> {
+        self.source = Some(self.spec.open()?);
+        Ok(())
+    }
+
+    /// Makes the current batch non-empty; false at the end of the stream.
+    pub fn refill(&mut self) -> Result<bool> {
+        if self.pos < self.batch.len() {
+            return Ok(true);
+        }
+        let src = self.source.as_mut().expect("process opened");
+        let n = src.next_batch(&mut self.batch)?;
+        self.pos = 0;
+        let pages = src.distinct_pages() as usize;
+        if pages > self.gid_of.len() {
+            self.gid_of.resize(pages, NO_GID);
+        }
+        Ok(n > 0)
+    }
+
+    /// Drops the source (the stream is done).
+    pub fn close(&mut self) {
+        self.source = None;
+        self.batch = RefBatch::default();
+    }
+
+    pub fn is_runnable(&self) -> bool {
+        self.state == RunState::Ready && !self.suspended
+    }
+}

@@ -1,0 +1,178 @@
+//! Victim selection for reclaim: Linux 2.2 `swap_out`, a global CLOCK, exact global LRU.
+//!
+//! Every policy may be told to skip one process (the token holder, token-ordered-lru.txt
+//! section 5.2); when no other process can give a page, it takes one of the skipped
+//! process's pages and says so, which is the paper's "exception handler".
+
+use super::config::ReclaimKind;
+use super::memory::{Gid, PageTable, NO_GID, PAGING_IN, REFERENCED, RESIDENT, WRITING};
+use super::process::Process;
+use crate::policy::PageList;
+
+const NO_SLOT: u32 = u32::MAX;
+
+/// A chosen victim, and whether it belongs to the process reclaim was told to skip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Victim {
+    pub gid: Gid,
+    pub from_skipped: bool,
+}
+
+pub struct Reclaimer {
+    pub kind: ReclaimKind,
+    /// CLOCK: resident pages in a circle of frame slots.
+    ring: Vec<Gid>,
+    slot_of: Vec<u32>,
+    free_slots: Vec<u32>,
+    hand: usize,
+    /// LRU: most recent at the head.
+    lru: PageList,
+}
+
+impl Reclaimer {
+    pub fn new(kind: ReclaimKind) -> Self {
+        Reclaimer { kind, ring: Vec::new(), slot_of: Vec::new(), free_slots: Vec::new(), hand: 0, lru: PageList::default() }
+    }
+
+    /// Per-page arrays cover `pages` global pages.
+    pub fn reserve(&mut self, pages: usize) {
+        match self.kind {
+            ReclaimKind::Clock if pages > self.slot_of.len() => self.slot_of.resize(pages, NO_SLOT),
+            ReclaimKind::Lru => self.lru.reserve_pages(pages),
+            _ => {}
+        }
+    }
+
+    /// A page became resident.
+    pub fn on_resident(&mut self, gid: Gid) {
+        match self.kind {
+            ReclaimKind::Linux22 => {}
+            ReclaimKind::Clock => {
+                let slot = match self.free_slots.pop() {
+                    Some(s) => s,
+                    None => {
+                        self.ring.push(NO_GID);
+                        (self.ring.len() - 1) as u32
+                    }
+                };
+                self.ring[slot as usize] = gid;
+                self.slot_of[gid as usize] = slot;
+            }
+            ReclaimKind::Lru => self.lru.push_front(gid),
+        }
+    }
+
+    /// A page stopped being resident (evicted or freed).
+    pub fn on_gone(&mut self, gid: Gid) {
+        match self.kind {
+            ReclaimKind::Linux22 => {}
+            ReclaimKind::Clock => {
+                let slot = self.slot_of[gid as usize];
+                self.ring[slot as usize] = NO_GID;
+                self.slot_of[gid as usize] = NO_SLOT;
+                self.free_slots.push(slot);
+            }
+            ReclaimKind::Lru => self.lru.unlink(gid),
+        }
+    }
+
+    /// A resident page was referenced (only exact LRU keeps an order per reference).
+    #[inline(always)]
+    pub fn on_hit(&mut self, gid: Gid) {
+        if self.kind == ReclaimKind::Lru {
+            self.lru.move_to_front(gid);
+        }
+    }
+
+    /// Chooses a resident page to evict, skipping `skip`'s pages unless nothing else can
+    /// be taken. None when no page at all can be evicted.
+    pub fn victim(&mut self, pages: &mut PageTable, procs: &mut [Process], skip: Option<u16>) -> Option<Victim> {
+        match self.kind {
+            ReclaimKind::Linux22 => linux22_victim(pages, procs, skip),
+            ReclaimKind::Clock => self.clock_victim(pages, skip),
+            ReclaimKind::Lru => self.lru_victim(pages, skip),
+        }
+    }
+
+    fn clock_victim(&mut self, pages: &mut PageTable, skip: Option<u16>) -> Option<Victim> {
+        let n = self.ring.len();
+        if n == 0 {
+            return None;
+        }
+        let mut skipped_candidate = None;
+        // two sweeps clear every bit once and then find any unskipped page
+        for _ in 0..2 * n + 1 {
+            let slot = self.hand;
+            self.hand = (self.hand + 1) % n;
+            let gid = self.ring[slot];
+            if gid == NO_GID {
+                continue;
+            }
+            if Some(pages.owner[gid as usize]) == skip {
+                skipped_candidate.get_or_insert(gid);
+                continue;
+            }
+            let f = &mut pages.flags[gid as usize];
+            if *f & REFERENCED != 0 {
+                *f &= !REFERENCED;
+            } else {
+                return Some(Victim { gid, from_skipped: false });
+            }
+        }
+        skipped_candidate.map(|gid| Victim { gid, from_skipped: true })
+    }
+
+    fn lru_victim(&mut self, pages: &PageTable, skip: Option<u16>) -> Option<Victim> {
+        let tail = self.lru.tail()?;
+        let mut at = Some(tail);
+        while let Some(gid) = at {
+            if Some(pages.owner[gid as usize]) != skip {
+                return Some(Victim { gid, from_skipped: false });
+            }
+            at = self.lru.prev_of(gid);
+        }
+        Some(Victim { gid: tail, from_skipped: true })
+    }
+}
+
+/// Linux 2.2 `swap_out` (mm/vmscan.c): take the process with the largest resident set
+/// and walk its page table from where the last walk stopped; a referenced page loses
+/// its bit and is passed over, an unreferenced one is the victim (token-ordered-lru.txt
+/// section 5.1). The next candidate is tried when a process has nothing to give.
+fn linux22_victim(pages: &mut PageTable, procs: &mut [Process], skip: Option<u16>) -> Option<Victim> {
+    let mut order: Vec<u16> = procs.iter().filter(|p| p.rss > 0 && Some(p.index) != skip).map(|p| p.index).collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(procs[i as usize].rss), i));
+    for i in order {
+        if let Some(gid) = walk(pages, &mut procs[i as usize]) {
+            return Some(Victim { gid, from_skipped: false });
+        }
+    }
+    let s = skip?;
+    walk(pages, &mut procs[s as usize]).map(|gid| Victim { gid, from_skipped: true })
+}
+
+/// One walk over a process's pages (at most two rounds: the first may only clear bits).
+fn walk(pages: &mut PageTable, proc: &mut Process) -> Option<Gid> {
+    let n = proc.gid_of.len();
+    if n == 0 || proc.rss == 0 {
+        return None;
+    }
+    for _ in 0..2 * n {
+        let i = proc.walk_cursor;
+        proc.walk_cursor = if i + 1 == n { 0 } else { i + 1 };
+        let gid = proc.gid_of[i];
+        if gid == NO_GID {
+            continue;
+        }
+        let f = &mut pages.flags[gid as usize];
+        if *f & RESIDENT == 0 || *f & (PAGING_IN | WRITING) != 0 {
+            continue;
+        }
+        if *f & REFERENCED != 0 {
+            *f &= !REFERENCED;
+        } else {
+            return Some(gid);
+        }
+    }
+    None
+}

@@ -1,0 +1,67 @@
+//! What a timed-system run returns: plain structs, turned into dicts by the bindings.
+
+use super::process::{ProcessSeries, SpaceTime};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProcessResult {
+    pub name: String,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// The same process alone with all the memory it wants (no major faults).
+    pub dedicated_ns: u64,
+    pub references: u64,
+    pub records: u64,
+    pub major_faults: u64,
+    pub minor_faults: u64,
+    pub page_ins: u64,
+    pub page_outs: u64,
+    pub token_grabs: u64,
+    pub token_held_ns: u64,
+    pub suspended_ns: u64,
+    pub series: ProcessSeries,
+    pub space_time: Option<SpaceTime>,
+}
+
+impl ProcessResult {
+    pub fn runtime_ns(&self) -> u64 {
+        self.end_ns - self.start_ns
+    }
+
+    /// Runtime over dedicated runtime (token-ordered-lru.txt section 4.1).
+    pub fn slowdown(&self) -> f64 {
+        if self.dedicated_ns == 0 {
+            1.0
+        } else {
+            self.runtime_ns() as f64 / self.dedicated_ns as f64
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SystemSeries {
+    pub t_s: Vec<f64>,
+    pub free: Vec<u64>,
+    pub cpu_util: Vec<f64>,
+    pub disk_util: Vec<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenRecord {
+    pub t_ns: u64,
+    pub event: &'static str,
+    pub process: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SystemResult {
+    pub end_ns: u64,
+    pub cpu_busy_ns: u64,
+    pub disk_busy_ns: u64,
+    pub disk_reads: u64,
+    pub disk_writes: u64,
+    pub pages_read: u64,
+    pub pages_written: u64,
+    pub processes: Vec<ProcessResult>,
+    pub series: SystemSeries,
+    pub token_events: Vec<TokenRecord>,
+}

@@ -1,0 +1,85 @@
+//! End-to-end checks of the timed system on small workloads.
+
+use super::config::*;
+use super::*;
+
+pub(super) fn process(name: &str, workload: &str, params: &[(&str, i64)]) -> ProcessConfig {
+    ProcessConfig {
+        name: name.to_string(),
+        workload: Some(workload.to_string()),
+        params: params.iter().map(|(k, v)| (k.to_string(), serde_json::Value::from(*v))).collect(),
+        trace: None,
+        format: None,
+        seed: 1,
+        start_ms: 0.0,
+        cpu_ns_per_ref: None,
+        use_gaps: false,
+        priority: false,
+    }
+}
+
+pub(super) fn config(frames: u64, processes: Vec<ProcessConfig>) -> SystemConfig {
+    let json = format!(r#"{{"system": {{"frames": {frames}}}, "processes": []}}"#);
+    let mut cfg = SystemConfig::from_json(&json).unwrap_or_else(|_| {
+        // an empty process list does not validate; build it field by field instead
+        let text = format!(r#"{{"system": {{"frames": {frames}}}, "processes": [{{"name": "x", "workload": "scan"}}]}}"#);
+        SystemConfig::from_json(&text).unwrap()
+    });
+    cfg.processes = processes;
+    cfg
+}
+
+fn run(cfg: &SystemConfig) -> SystemResult {
+    run_system(cfg, &mut |_| true).unwrap()
+}
+
+#[test]
+fn alone_with_enough_memory_there_are_no_major_faults() {
+    let cfg = config(100_000, vec![process("lu", "lu", &[("n", 64)])]);
+    let r = run(&cfg);
+    let p = &r.processes[0];
+    assert_eq!(p.major_faults, 0);
+    assert_eq!(p.page_outs, 0);
+    assert_eq!(p.minor_faults, 8); // 64*64*8 bytes = 8 pages, first touches
+    assert!((p.slowdown() - 1.0).abs() < 1e-9, "{}", p.slowdown());
+    assert!(p.references > 0 && p.end_ns > 0);
+}
+
+#[test]
+fn two_loops_that_do_not_fit_page_and_slow_down() {
+    let procs = vec![
+        process("a", "scan", &[("pages", 300), ("passes", 20), ("write", 1)]),
+        process("b", "scan", &[("pages", 300), ("passes", 20), ("write", 1)]),
+    ];
+    let mut cfg = config(400, procs);
+    // a pass takes 6 us: slices short enough that the two interleave
+    cfg.system.quantum_ms = 0.002;
+    let r = run(&cfg);
+    for p in &r.processes {
+        assert!(p.major_faults > 100, "{}: {}", p.name, p.major_faults);
+        assert!(p.page_outs > 100);
+        assert!(p.slowdown() > 2.0, "{}: {}", p.name, p.slowdown());
+    }
+    assert!(r.disk_reads > 0 && r.disk_writes > 0);
+    // the series cover the run
+    assert_eq!(r.series.t_s.len(), r.processes[0].series.rss.len());
+}
+
+#[test]
+fn deterministic() {
+    let procs = vec![process("a", "zipf", &[("pages", 2000), ("refs", 200_000)]), process("b", "lu", &[("n", 100)])];
+    let cfg = config(1500, procs);
+    assert_eq!(run(&cfg), run(&cfg));
+}
+
+#[test]
+fn config_errors_name_the_key() {
+    let e = SystemConfig::from_json(r#"{"system": {"frames": 10, "bogus": 1}, "processes": []}"#).unwrap_err().to_string();
+    assert!(e.contains("system") && e.contains("bogus"), "{e}");
+    let e = SystemConfig::from_json(r#"{"system": {"frames": 0}, "processes": [{"name": "a", "workload": "scan"}]}"#).unwrap_err().to_string();
+    assert!(e.contains("system.frames"), "{e}");
+    let e = SystemConfig::from_json(r#"{"system": {"frames": 100}, "processes": [{"name": "a"}]}"#).unwrap_err().to_string();
+    assert!(e.contains("processes[0]"), "{e}");
+    let e = SystemConfig::from_json(r#"{"system": {"frames": 100}, "token": {"policy": "magic"}, "processes": [{"name": "a", "workload": "scan"}]}"#).unwrap_err().to_string();
+    assert!(e.contains("token.policy"), "{e}");
+}

@@ -1,0 +1,383 @@
+"""The timed paging system: configuration (TOML or dict), a run, and its result.
+
+A configuration file has the tables ``[system]``, ``[disk]``, ``[token]``,
+``[load_control]`` and one ``[[process]]`` per process (docs/system-config.md has
+every key). Python loads the TOML, checks the top level, resolves trace paths against
+the file's directory and hands the whole structure to the engine as JSON, where the
+list of processes is called ``processes``. The engine validates every key; its error
+paths (``processes[1].params``) come back as ``process[1].params`` (the index counts
+the ``[[process]]`` entries in file order, from 0), prefixed with the file name.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, Optional, Union
+
+from . import _core
+from ._core import PagelabError
+from .progress import ProgressBar
+
+#: the tables a configuration may have at its top level, in documentation order
+TOP_LEVEL = ("system", "disk", "token", "load_control", "process")
+#: token policies (token-ordered-lru.txt section 5; linux2620 = the swap token of Linux 2.6.20)
+TOKEN_POLICIES = ("none", "paper", "linux2620")
+
+ConfigLike = Union[str, os.PathLike, dict]
+
+
+# ---------------------------------------------------------------- loading
+
+def _toml_module():
+    try:
+        import tomllib  # Python 3.11+
+
+        return tomllib
+    except ImportError:
+        try:
+            import tomli  # the same parser, for Python 3.9 and 3.10
+
+            return tomli
+        except ImportError:
+            raise PagelabError("reading TOML needs Python 3.11+ (tomllib) or the 'tomli' package: "
+                               "pip install tomli") from None
+
+
+_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+
+
+def _toml_error_line(name: str, err: Exception) -> str:
+    """'FILE: line N: what' from tomllib's 'what (at line N, column M)'."""
+    text = str(err).strip().splitlines()[0] if str(err).strip() else "invalid TOML"
+    m = _TOML_POSITION.search(text)
+    if m:
+        what = text[: m.start()]
+        return f"{name}: line {m.group(1)}: {what[:1].lower() + what[1:]} (column {m.group(2)})"
+    text = text.replace(" (at end of document)", "")
+    return f"{name}: end of file: {text[:1].lower() + text[1:]}"
+
+
+def read_toml(path: Union[str, os.PathLike]) -> dict:
+    """A TOML file as a dict; a missing file or a syntax error is a one-line PagelabError
+    naming the file (and the line)."""
+    tomllib = _toml_module()
+    name = os.fspath(path)
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise PagelabError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise PagelabError(f"{name}: is a directory, expected a TOML file") from None
+    except OSError as err:
+        raise PagelabError(f"{name}: {err.strerror or err}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise PagelabError(f"{name}: line {line}: not UTF-8 text") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise PagelabError(_toml_error_line(name, err)) from None
+
+
+def _check_table(name: str, key: str, value: Any) -> None:
+    if not isinstance(value, dict):
+        raise PagelabError(f"{name}: {key}: expected a table ([{key}]), got {_kind(value)}")
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return type(value).__name__
+
+
+def normalize_config(config: dict, name: str, base_dir: Optional[Path] = None) -> dict:
+    """Checks the top level of a configuration and returns the engine's JSON structure:
+    ``process`` renamed ``processes``, trace paths made absolute against ``base_dir``.
+    Everything below the top level is the engine's to validate."""
+    if not isinstance(config, dict):
+        raise PagelabError(f"{name}: expected a table of system, disk, token, load_control, process; "
+                           f"got {_kind(config)}")
+    for key in config:
+        if key not in TOP_LEVEL:
+            hint = " (write [[process]] entries)" if key == "processes" else ""
+            raise PagelabError(f"{name}: unknown top-level key '{key}'{hint} "
+                               f"(expected {', '.join(TOP_LEVEL)})")
+    if "system" not in config:
+        raise PagelabError(f"{name}: missing table [system] (at least system.frames)")
+    for key in ("system", "disk", "token", "load_control"):
+        if key in config:
+            _check_table(name, key, config[key])
+    processes = config.get("process")
+    if processes is None:
+        raise PagelabError(f"{name}: no [[process]] entries: expected at least one process")
+    if isinstance(processes, dict):
+        raise PagelabError(f"{name}: process: expected [[process]] entries (an array of tables), "
+                           "got a single [process] table")
+    if not isinstance(processes, list) or not processes:
+        raise PagelabError(f"{name}: process: expected at least one [[process]] entry")
+    out = {k: copy.deepcopy(v) for k, v in config.items() if k != "process"}
+    out["processes"] = []
+    for i, p in enumerate(processes):
+        if not isinstance(p, dict):
+            raise PagelabError(f"{name}: process[{i}]: expected a table, got {_kind(p)}")
+        p = copy.deepcopy(p)
+        trace = p.get("trace")
+        if isinstance(trace, (str, os.PathLike)):
+            path = Path(os.path.expanduser(os.fspath(trace)))
+            if not path.is_absolute() and base_dir is not None:
+                path = base_dir / path
+            if not path.exists():
+                raise PagelabError(f"{name}: process[{i}].trace: no such file: {os.fspath(path)}")
+            p["trace"] = os.fspath(path)
+        out["processes"].append(p)
+    return out
+
+
+def load_config(config: ConfigLike) -> tuple:
+    """(engine structure, name for messages) from a TOML path or a dict."""
+    if isinstance(config, dict):
+        return normalize_config(config, "config"), "config"
+    if isinstance(config, (str, os.PathLike)):
+        name = os.fspath(config)
+        data = read_toml(config)
+        return normalize_config(data, name, Path(config).resolve().parent), name
+    raise TypeError(f"expected a TOML path or a dict, got {type(config).__name__}")
+
+
+_ENGINE_PATH = re.compile(r"\bprocesses\[")
+
+
+def engine_error(name: str, err: Exception) -> PagelabError:
+    """The engine's one-line error with the config name in front and its list key
+    spelled as in the file (``processes[1]`` -> ``process[1]``)."""
+    text = _ENGINE_PATH.sub("process[", str(err))
+    if text.startswith("processes:") or text.startswith("processes "):
+        text = "process" + text[len("processes"):]
+    return PagelabError(f"{name}: {text}")
+
+
+# ---------------------------------------------------------------- progress
+
+class SimulatedTimeBar(ProgressBar):
+    """Progress in simulated seconds (the engine reports simulated milliseconds done).
+    Each run the engine makes (the shared run, then one dedicated run per process)
+    restarts the count; the bar shows the current one."""
+
+    def __call__(self, done_ms: int) -> None:
+        if done_ms < self._last:
+            self.next_pass()
+        self._last = done_ms
+        if not self.enabled:
+            return
+        if self._progress is None:
+            if time.monotonic() - self.start < self.delay:
+                return
+            from rich.console import Console
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            self._progress = Progress(
+                SpinnerColumn(), TextColumn("[bold]{task.description}"),
+                TextColumn("run {task.fields[run]}: {task.fields[sim]:,.1f} simulated s"),
+                TimeElapsedColumn(), console=Console(stderr=True), transient=False)
+            self._progress.start()
+            self._task = self._progress.add_task(self.description, total=None, run=1, sim=0.0)
+        self._progress.update(self._task, sim=done_ms / 1000.0, run=self._passes + 1)
+
+    @property
+    def _passes(self) -> int:
+        return getattr(self, "_pass_count", 0)
+
+    def next_pass(self) -> None:
+        super().next_pass()
+        self._pass_count = self._passes + 1
+
+
+# ---------------------------------------------------------------- running
+
+def engine_available() -> bool:
+    return hasattr(_core, "run_system")
+
+
+def run_system(config: ConfigLike, progress: Optional[Callable[[int], Any]] = None) -> "SystemResult":
+    """Runs a timed multiprogrammed system. ``config`` is a TOML path or a dict of the
+    same structure; ``progress`` is called with simulated milliseconds done."""
+    engine_config, name = load_config(config)
+    return run_engine(engine_config, name, progress)
+
+
+def run_engine(engine_config: dict, name: str, progress=None) -> "SystemResult":
+    """Runs an already normalised configuration (the engine's structure)."""
+    if not engine_available():
+        raise PagelabError("this build of the engine has no timed system (pagelab._core.run_system): "
+                           "rebuild with 'make build'")
+    try:
+        text = json.dumps(engine_config)
+    except (TypeError, ValueError) as err:
+        raise PagelabError(f"{name}: cannot be converted to JSON: {err}") from None
+    try:
+        raw = _core.run_system(text, progress)
+    except PagelabError as err:
+        raise engine_error(name, err) from None
+    return SystemResult(raw, config=engine_config, name=name)
+
+
+class SystemResult:
+    """The result of one timed run: per-process numbers, time series, token events."""
+
+    PROCESS_COLUMNS = ["name", "start_ns", "end_ns", "runtime_ns", "dedicated_ns", "slowdown",
+                       "references", "records", "major_faults", "minor_faults", "page_ins",
+                       "page_outs", "token_grabs", "token_held_ns", "suspended_ns"]
+    SERIES_COLUMNS = ["process", "t_s", "mad", "rss", "nap", "npf"]
+    SYSTEM_SERIES_COLUMNS = ["t_s", "free", "cpu_util", "disk_util"]
+
+    def __init__(self, raw: dict, config: Optional[dict] = None, name: str = "config"):
+        self.raw = raw
+        self.config = config
+        self.name = name
+
+    # plain numbers
+    @property
+    def end_s(self) -> float:
+        return self.raw["end_ns"] / 1e9
+
+    @property
+    def cpu_utilisation(self) -> float:
+        return self.raw["cpu_busy_ns"] / max(self.raw["end_ns"], 1)
+
+    @property
+    def disk_utilisation(self) -> float:
+        return self.raw["disk_busy_ns"] / max(self.raw["end_ns"], 1)
+
+    def process(self, name: str) -> dict:
+        for p in self.raw["processes"]:
+            if p["name"] == name:
+                return p
+        raise KeyError(name)
+
+    @property
+    def process_names(self) -> list:
+        return [p["name"] for p in self.raw["processes"]]
+
+    # tables
+    @property
+    def processes(self):
+        """One row per process, with runtime_s and dedicated_s added."""
+        import pandas as pd
+
+        df = pd.DataFrame(self.raw["processes"], columns=self.PROCESS_COLUMNS)
+        df["runtime_s"] = df["runtime_ns"] / 1e9
+        df["dedicated_s"] = df["dedicated_ns"] / 1e9
+        return df
+
+    @property
+    def series(self):
+        """Long form: one row per (process, sample): MAD, RSS, NAP in pages, NPF the
+        major faults in the interval."""
+        import pandas as pd
+
+        parts = []
+        for s in self.raw.get("series", []):
+            df = pd.DataFrame({k: s[k] for k in self.SERIES_COLUMNS[1:]})
+            df.insert(0, "process", s["process"])
+            parts.append(df)
+        if not parts:
+            return pd.DataFrame(columns=self.SERIES_COLUMNS)
+        return pd.concat(parts, ignore_index=True)
+
+    @property
+    def system_series(self):
+        import pandas as pd
+
+        s = self.raw.get("system_series") or {}
+        return pd.DataFrame({k: s.get(k, []) for k in self.SYSTEM_SERIES_COLUMNS})
+
+    @property
+    def token_events(self):
+        import pandas as pd
+
+        df = pd.DataFrame(self.raw.get("token_events", []), columns=["t_ns", "event", "process"])
+        df["t_s"] = df["t_ns"] / 1e9
+        return df
+
+    @property
+    def space_time(self) -> Dict[str, dict]:
+        """Per-page state per sample, by process name (only with system.space_time)."""
+        return {s["process"]: s for s in self.raw.get("space_time") or []}
+
+    def to_json(self) -> str:
+        return json.dumps(self.raw, indent=2)
+
+    def __repr__(self) -> str:
+        return (f"SystemResult({self.name!r}, {len(self.raw['processes'])} processes, "
+                f"{self.end_s:.1f} simulated s)")
+
+
+# ---------------------------------------------------------------- report
+
+def process_rows(result: SystemResult) -> list:
+    """Rows of the per-process table printed by `pagelab run`."""
+    rows = []
+    for p in result.raw["processes"]:
+        rows.append([p["name"], f"{p['runtime_ns'] / 1e9:,.2f}", f"{p['dedicated_ns'] / 1e9:,.2f}",
+                     f"{p['slowdown']:.2f}", f"{p['major_faults']:,}", f"{p['minor_faults']:,}",
+                     f"{p['page_ins']:,}", f"{p['page_outs']:,}", f"{p['token_grabs']:,}"])
+    return rows
+
+
+PROCESS_TABLE_COLUMNS = ["process", "runtime (s)", "dedicated (s)", "slowdown", "major faults",
+                         "minor faults", "page-ins", "page-outs", "token grabs"]
+
+
+def system_line(result: SystemResult) -> str:
+    r = result.raw
+    return (f"system: {result.end_s:,.2f} simulated s, CPU utilisation {100 * result.cpu_utilisation:.1f}%, "
+            f"disk busy {100 * result.disk_utilisation:.1f}% ({r['disk_reads']:,} reads of "
+            f"{r['pages_read']:,} pages, {r['disk_writes']:,} writes of {r['pages_written']:,} pages)")
+
+
+def safe_name(name: str) -> str:
+    """A process name as a file-name part."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "process"
+
+
+def write_run_outputs(result: SystemResult, out: Path) -> list:
+    """result.json, processes.csv, series.csv, memory-<process>.png and, when recorded,
+    space-time-<process>.png into ``out``. Returns the file names written."""
+    from .experiment_plots import plot_memory, plot_space_time
+    from .files import atomic_path, write_text
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    write_text(out / "result.json", result.to_json())
+    written.append("result.json")
+    with atomic_path(out / "processes.csv") as tmp:
+        result.processes.to_csv(tmp, index=False)
+    written.append("processes.csv")
+    with atomic_path(out / "series.csv") as tmp:
+        result.series.to_csv(tmp, index=False)
+    written.append("series.csv")
+    for name in result.process_names:
+        fig = f"memory-{safe_name(name)}.png"
+        plot_memory(result.raw, name, out / fig)
+        written.append(fig)
+    for name, st in result.space_time.items():
+        fig = f"space-time-{safe_name(name)}.png"
+        plot_space_time(st, out / fig, title=f"{name}: pages over time")
+        written.append(fig)
+    return written
