@@ -21,7 +21,7 @@ needs_engine = pytest.mark.skipif(not hasattr(_core, "run_system"),
 SMALL = """\
 [system]
 frames = 150
-sample_ms = 200.0
+sample_ms = 1.0
 
 [disk]
 model = "ssd"

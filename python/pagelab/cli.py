@@ -110,14 +110,17 @@ def print_table(title: str, columns: List[str], rows: List[list]) -> None:
     from rich.table import Table
 
     table = Table(title=escape(title), title_justify="left")
-    # rich assumes 80 columns when stdout is not a terminal (pipes, files, CI logs);
-    # wide tables would be cut there, so give them the room they need.
-    console = Console() if sys.stdout.isatty() else Console(width=200)
+
     for i, c in enumerate(columns):
         table.add_column(c, justify="left" if i == 0 else "right")
     for r in rows:
         # cells are data, not rich markup: "x[i]" must not turn into italics
         table.add_row(*[escape(str(x)) for x in r])
+    # rich assumes 80 columns when stdout is not a terminal (pipes, files, CI logs);
+    # wide tables would be cut there, so give them the room they need.
+    console = Console()
+    if not sys.stdout.isatty():
+        console = Console(width=min(max(Console(width=1000).measure(table).maximum, 80), 400))
     console.print(table)
 
 

@@ -71,6 +71,7 @@ pub struct Machine {
     series: SystemSeries,
     last_cpu_busy: u64,
     last_disk_busy: u64,
+    last_sample_ns: u64,
     space_time_pages: Option<Vec<u64>>,
     space_time_buckets: u32,
 }
@@ -125,6 +126,7 @@ impl Machine {
             series: SystemSeries::default(),
             last_cpu_busy: 0,
             last_disk_busy: 0,
+            last_sample_ns: 0,
             space_time_pages,
             space_time_buckets: s.space_time_buckets,
         })
@@ -188,6 +190,10 @@ impl Machine {
                 }
                 RunOutcome::Blocked | RunOutcome::Finished => self.running = None,
             }
+        }
+        if self.now > self.last_sample_ns {
+            // the last, partial interval: series always cover the whole run
+            self.sample(progress)?;
         }
         Ok(self.finish())
     }
@@ -539,7 +545,8 @@ impl Machine {
 
     fn sample(&mut self, progress: Progress) -> Result<()> {
         let now = self.now;
-        let interval_ns = self.sample_ns as f64;
+        let interval_ns = (now - self.last_sample_ns).max(1) as f64;
+        self.last_sample_ns = now;
         self.series.t_s.push(now as f64 / 1e9);
         self.series.free.push(self.pool.free);
         self.series.cpu_util.push((self.cpu_busy - self.last_cpu_busy) as f64 / interval_ns);
