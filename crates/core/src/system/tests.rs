@@ -83,3 +83,41 @@ fn config_errors_name_the_key() {
     let e = SystemConfig::from_json(r#"{"system": {"frames": 100}, "token": {"policy": "magic"}, "processes": [{"name": "a", "workload": "scan"}]}"#).unwrap_err().to_string();
     assert!(e.contains("token.policy"), "{e}");
 }
+
+fn with_token(mut cfg: SystemConfig, policy: TokenPolicyKind) -> SystemConfig {
+    cfg.token.policy = policy;
+    cfg
+}
+
+#[test]
+fn with_memory_for_both_the_token_changes_nothing() {
+    let procs = vec![process("a", "lu", &[("n", 120)]), process("b", "zipf", &[("pages", 500), ("refs", 300_000)])];
+    let mut cfg = config(5000, procs);
+    cfg.system.quantum_ms = 0.5;
+    let base = run(&cfg);
+    assert_eq!(base.processes.iter().map(|p| p.major_faults).sum::<u64>(), 0);
+    for policy in [TokenPolicyKind::Paper, TokenPolicyKind::Linux2620] {
+        let r = run(&with_token(cfg.clone(), policy));
+        assert_eq!(r.processes, base.processes, "{policy:?}");
+        assert!(r.token_events.is_empty());
+    }
+}
+
+/// Section 5.4: two shrinking cyclic loops of 53 and 58 units on 60 units of memory.
+/// Under global LRU both thrash; with the token one establishes its working set.
+#[test]
+fn the_token_ends_thrashing_of_two_cyclic_loops() {
+    let loops = |name: &str, pages: i64| {
+        let mut p = process(name, "shrinking-loop", &[("pages", pages), ("loops", 40)]);
+        p.cpu_ns_per_ref = Some(200_000.0);
+        p
+    };
+    let cfg = config(600, vec![loops("small", 530), loops("large", 580)]);
+    let lru = run(&cfg);
+    let token = run(&with_token(cfg, TokenPolicyKind::Paper));
+    let faults = |r: &SystemResult| r.processes.iter().map(|p| p.major_faults).sum::<u64>();
+    let time = |r: &SystemResult| r.processes.iter().map(|p| p.slowdown()).sum::<f64>();
+    assert!(faults(&token) * 3 < faults(&lru), "{} vs {}", faults(&token), faults(&lru));
+    assert!(time(&token) * 2.0 < time(&lru), "{} vs {}", time(&token), time(&lru));
+    assert!(token.processes.iter().map(|p| p.token_grabs).sum::<u64>() >= 1);
+}
