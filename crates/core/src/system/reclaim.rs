@@ -176,3 +176,79 @@ fn walk(pages: &mut PageTable, proc: &mut Process) -> Option<Gid> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::SourceSpec;
+
+    /// Two processes with `n` resident pages each, none referenced.
+    fn setup(n: u32) -> (PageTable, Vec<Process>) {
+        let mut pages = PageTable::default();
+        let mut procs = Vec::new();
+        for i in 0..2u16 {
+            let spec = SourceSpec::Workload { name: "scan".into(), params: vec![], page_size: 4096, seed: 0 };
+            let mut p = Process::new(format!("p{i}"), i, spec, 1.0, 1.0, false, false, 0);
+            for local in 0..n {
+                let gid = pages.add(i, local);
+                pages.flags[gid as usize] = RESIDENT;
+                p.gid_of.push(gid);
+                p.rss += 1;
+            }
+            procs.push(p);
+        }
+        (pages, procs)
+    }
+
+    fn evict(pages: &mut PageTable, procs: &mut [Process], v: Victim) {
+        pages.flags[v.gid as usize] = 0;
+        procs[pages.owner[v.gid as usize] as usize].rss -= 1;
+    }
+
+    #[test]
+    fn linux22_takes_from_the_largest_and_gives_second_chances() {
+        let (mut pages, mut procs) = setup(4);
+        // p1 larger: its pages go first
+        let gid = pages.add(1, 4);
+        pages.flags[gid as usize] = RESIDENT;
+        procs[1].gid_of.push(gid);
+        procs[1].rss += 1;
+        let mut r = Reclaimer::new(ReclaimKind::Linux22);
+        // p1's first page is referenced: it survives, the walk takes the next one
+        pages.flags[procs[1].gid_of[0] as usize] |= REFERENCED;
+        let v = r.victim(&mut pages, &mut procs, None).unwrap();
+        assert_eq!((pages.owner[v.gid as usize], pages.local[v.gid as usize]), (1, 1));
+        assert_eq!(pages.flags[procs[1].gid_of[0] as usize] & REFERENCED, 0, "bit cleared on the way");
+    }
+
+    /// The token's skip and the exception handler, for every reclaim policy.
+    #[test]
+    fn skip_the_holder_until_nothing_else_is_left() {
+        for kind in [ReclaimKind::Linux22, ReclaimKind::Clock, ReclaimKind::Lru] {
+            let (mut pages, mut procs) = setup(3);
+            let mut r = Reclaimer::new(kind);
+            r.reserve(pages.len());
+            for gid in 0..pages.len() as Gid {
+                r.on_resident(gid);
+            }
+            // p0 is larger, but protected: p1's pages go, all of them
+            let gid = pages.add(0, 3);
+            pages.flags[gid as usize] = RESIDENT;
+            procs[0].gid_of.push(gid);
+            procs[0].rss += 1;
+            r.reserve(pages.len());
+            r.on_resident(gid);
+            for _ in 0..3 {
+                let v = r.victim(&mut pages, &mut procs, Some(0)).unwrap();
+                assert_eq!(pages.owner[v.gid as usize], 1, "{kind:?}");
+                assert!(!v.from_skipped);
+                r.on_gone(v.gid);
+                evict(&mut pages, &mut procs, v);
+            }
+            // nothing left elsewhere: the exception handler takes from the holder
+            let v = r.victim(&mut pages, &mut procs, Some(0)).unwrap();
+            assert_eq!(pages.owner[v.gid as usize], 0, "{kind:?}");
+            assert!(v.from_skipped, "{kind:?}");
+        }
+    }
+}

@@ -121,3 +121,61 @@ fn the_token_ends_thrashing_of_two_cyclic_loops() {
     assert!(time(&token) * 2.0 < time(&lru), "{} vs {}", time(&token), time(&lru));
     assert!(token.processes.iter().map(|p| p.token_grabs).sum::<u64>() >= 1);
 }
+
+/// An oracle tying the timed system to replay: with exact global LRU reclaim, no
+/// watermark reserve and one page reclaimed at a time, one process faults (major +
+/// minor) exactly as often as LRU replay at the same number of frames.
+#[test]
+fn lru_reclaim_faults_like_lru_replay() {
+    use crate::policy::PolicyKind;
+    use crate::replay::{replay, ReplayConfig};
+    for (workload, params) in [("lu", vec![("n", 128)]), ("zipf", vec![("pages", 300), ("refs", 50_000)])] {
+        let p = process("p", workload, &params);
+        let mut cfg = config(20, vec![p.clone()]);
+        cfg.system.reclaim = ReclaimKind::Lru;
+        cfg.system.reclaim_batch = 1;
+        cfg.system.watermarks = Some(Watermarks { min: 0, low: 0, high: 0 });
+        let r = run(&cfg);
+        let spec = p.source(4096, 0).unwrap();
+        let rc = ReplayConfig { policies: vec![PolicyKind::Lru], frames: vec![20], seed: 0 };
+        let expected = replay(&|| spec.open(), &rc, &mut |_| true).unwrap()[0].faults;
+        let got = r.processes[0].major_faults + r.processes[0].minor_faults;
+        assert_eq!(got, expected, "{workload}");
+        assert!(r.processes[0].major_faults > 0, "{workload}");
+    }
+}
+
+#[test]
+fn every_reclaim_policy_pages_under_pressure() {
+    for kind in [ReclaimKind::Linux22, ReclaimKind::Clock, ReclaimKind::Lru] {
+        let procs = vec![process("a", "zipf", &[("pages", 600), ("refs", 100_000)]), process("b", "lu", &[("n", 120)])];
+        let mut cfg = config(400, procs);
+        cfg.system.reclaim = kind;
+        cfg.system.quantum_ms = 0.5;
+        let r = run(&cfg);
+        let majors: u64 = r.processes.iter().map(|p| p.major_faults).sum();
+        assert!(majors > 50, "{kind:?}: {majors}");
+        assert!(r.processes.iter().all(|p| p.end_ns > p.start_ns));
+    }
+}
+
+/// Load control (section 2.3): suspending the larger of two thrashing loops lets the
+/// other run in the memory; the pair faults far less than under plain LRU (it resumes
+/// the suspended loop as soon as the fault rate falls, so it thrashes again for a while).
+#[test]
+fn load_control_suspends_under_thrashing() {
+    let loops = |name: &str, pages: i64| {
+        let mut p = process(name, "shrinking-loop", &[("pages", pages), ("loops", 40)]);
+        p.cpu_ns_per_ref = Some(200_000.0);
+        p
+    };
+    let cfg = config(600, vec![loops("small", 530), loops("large", 580)]);
+    let plain = run(&cfg);
+    let mut lc = cfg.clone();
+    lc.load_control = LoadControlConfig { enabled: true, high_faults_per_s: 20.0, low_faults_per_s: 5.0, window_s: 1.0 };
+    let r = run(&lc);
+    let faults = |r: &SystemResult| r.processes.iter().map(|p| p.major_faults).sum::<u64>();
+    assert!(faults(&r) * 10 < faults(&plain) * 6, "{} vs {}", faults(&r), faults(&plain));
+    assert!(r.processes.iter().any(|p| p.suspended_ns > 0));
+    assert!(r.token_events.iter().any(|e| e.event == "suspend"));
+}

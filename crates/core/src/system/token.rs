@@ -274,37 +274,34 @@ mod tests {
         assert!(!t.on_major_fault(0, 8, true, prio).0);
     }
 
+    /// Linux 2.6.20 grab_swap_token(): the global fault counter, +2 on grab and on the
+    /// holder's own faults, +1 for a shrinking fault interval, -1 otherwise (not below
+    /// 0), hand-over when the caller's priority exceeds the holder's.
     #[test]
-    fn linux2620_handover_by_priority() {
+    fn linux2620_priorities_and_handover() {
         let mut t = Token::new(TokenConfig { policy: TokenPolicyKind::Linux2620, ..Default::default() }, 2);
-        assert!(t.on_major_fault(0, 0, true, |_| false).0); // prio 0 -> 2
-        // process 1 faults with shrinking intervals: its priority climbs past 2
-        let mut grabbed = false;
-        for k in 1..10 {
-            grabbed |= t.on_major_fault(1, k, true, |_| false).0;
-            if grabbed {
-                break;
-            }
-        }
-        // intervals of 1 after the first fault: +1 each time from the second
-        assert!(!grabbed || t.holder() == Some(1));
-        assert_eq!(t.holder(), Some(0), "interval 1 never shrinks below 1, so priority falls");
-        let mut t = Token::new(TokenConfig { policy: TokenPolicyKind::Linux2620, ..Default::default() }, 2);
-        t.on_major_fault(0, 0, true, |_| false);
-        // p1: a long interval first, then shorter ones raise its priority to 3 > 2
-        for _ in 0..5 {
-            t.on_major_fault(0, 1, true, |_| false); // holder faults: +2 each
-        }
-        assert_eq!(t.priority[0], 12);
-        t.priority[0] = 1;
-        t.on_major_fault(1, 2, true, |_| false); // interval 7 vs 0: not shorter, stays 0
-        t.on_major_fault(0, 3, true, |_| false); // holder +2 -> 3
-        t.on_major_fault(0, 4, true, |_| false); // -> 5
-        t.priority[0] = 1;
-        t.on_major_fault(1, 5, true, |_| false); // interval 3 < 7: +1 -> 1, not > 1
-        assert_eq!(t.holder(), Some(0));
-        t.on_major_fault(1, 6, true, |_| false); // interval 1 < 3: +1 -> 2 > 1: handover
+        assert!(t.on_major_fault(0, 0, true, |_| false).0); // free token: p0 grabs, prio 2
+        assert_eq!(t.priority[0], 2);
+        t.on_major_fault(0, 1, true, |_| false); // the holder's own fault: +2
+        assert_eq!(t.priority[0], 4);
+        // p1: first fault, interval 3 (global faults 3 - stamp 0) vs last 0: not shorter
+        t.on_major_fault(1, 2, true, |_| false);
+        assert_eq!(t.priority[1], 0);
+        t.priority[0] = 1; // let the holder's priority be low
+        // p1 again: interval 1 < 3: +1 -> 1, not above the holder's 1
+        t.on_major_fault(1, 3, true, |_| false);
+        assert_eq!((t.priority[1], t.holder()), (1, Some(0)));
+        // p0 faults (holder, +2 -> 3), then p1 twice: intervals 2 (longer: -1 -> 0), 1 (+1 -> 1)
+        t.on_major_fault(0, 4, true, |_| false);
+        t.on_major_fault(1, 5, true, |_| false);
+        assert_eq!(t.priority[1], 0);
+        t.priority[0] = 0;
+        t.on_major_fault(1, 6, true, |_| false); // interval 1 < 2: +1 -> 1 > 0: hand-over, +2
         assert_eq!(t.holder(), Some(1));
-        assert_eq!(t.priority[1], 4);
+        assert_eq!(t.priority[1], 3);
+        assert_eq!(t.events.iter().map(|e| e.event).collect::<Vec<_>>(), vec!["grab", "handover", "grab"]);
+        // no holding-time limit and no abuse detection in this policy
+        assert_eq!(t.tick(1 << 60), None);
+        assert_eq!(t.on_self_take(7), None);
     }
 }

@@ -23,6 +23,12 @@
 //!
 //! So after stage s the program has touched about s * pages / stages table pages plus
 //! the whole index, and within each stage it references its whole data set uniformly.
+//!
+//! With `skew` > 0 the lookups are not uniform: the record of popularity rank r
+//! (1 = hottest) is drawn with probability proportional to 1 / r^skew (Zipf), and rank r
+//! is the r-th most recently appended record: recent data is hot, as in a database that
+//! accumulates records. Then the working set is smaller than the allocation, as vortex's
+//! NAP curve lies below its MAD curve (section 6, figure 12).
 
 use rand::distributions::{Bernoulli, Distribution, Uniform};
 use rand::SeedableRng;
@@ -45,6 +51,7 @@ pub(super) const PARAMS: &[ParamInfo] = &[
     param("update_ratio", "0.2", "fraction of lookups that also write the record they read (0 to 1)"),
     param("index_pages", "auto", "index region size in pages, read on every lookup; auto = max(1, pages/50)"),
     param("record", "8", "record size in 8-byte elements (1 to 4096); a lookup reads all of them"),
+    param("skew", "0", "Zipf exponent of record popularity, newest records hottest; 0 = uniform lookups"),
 ];
 
 /// Largest record, in elements.
@@ -61,6 +68,7 @@ pub(super) fn plan(p: &Params, page_size: u64, seed: u64) -> Result<Plan> {
         Some(_) => p.count("index_pages", 1, u64::MAX)?,
     };
     let record = p.count("record", 1, MAX_RECORD)?;
+    let skew = p.real("skew", 0.0, 10.0)?;
     let per_page = page_size / 8;
     let table_elements = pages.checked_mul(per_page).ok_or_else(|| p.error("parameter 'pages': too large"))?;
     let records = table_elements / record;
@@ -79,7 +87,7 @@ pub(super) fn plan(p: &Params, page_size: u64, seed: u64) -> Result<Plan> {
     let mut layout = Layout::new(page_size, p.what());
     let table = layout.array(records * record)?;
     let index = layout.array(index_elements)?;
-    let t = GrowingTable { table, index, index_elements, records, record, stages, lookups, update_ratio };
+    let t = GrowingTable { table, index, index_elements, records, record, stages, lookups, update_ratio, skew };
     Ok(Plan::new(layout.span_pages(), None, move |e| t.run(e, seed)))
 }
 
@@ -93,6 +101,8 @@ struct GrowingTable {
     stages: u64,
     lookups: u64,
     update_ratio: f64,
+    /// Zipf exponent of record popularity (0 = uniform), newest records hottest.
+    skew: f64,
 }
 
 impl GrowingTable {
@@ -117,8 +127,13 @@ impl GrowingTable {
             }
             // Lookups over the table as it is so far.
             let key = Uniform::new(0, len);
+            let zipf = (self.skew > 0.0).then(|| rand_distr::Zipf::new(len, self.skew).expect("len >= 1, skew > 0"));
             for _ in 0..self.lookups {
-                let k = key.sample(&mut rng);
+                let k = match &zipf {
+                    // rank 1 is the newest record
+                    Some(z) => len - (z.sample(&mut rng) as u64).clamp(1, len),
+                    None => key.sample(&mut rng),
+                };
                 e.read(self.index.at(0))?;
                 let leaf = 1 + (k as u128 * (self.index_elements - 1) as u128 / len as u128) as u64;
                 e.read(self.index.at(leaf.min(self.index_elements - 1)))?;

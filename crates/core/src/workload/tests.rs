@@ -681,3 +681,22 @@ fn workload_bench_zipf() {
         );
     }
 }
+
+#[test]
+fn workload_growing_table_skew_makes_recent_records_hot() {
+    // one stage of 400 table pages: share of table reads in the newest 40 pages
+    let share = |skew: &str| {
+        let s = run("growing-table", &[("pages", "400"), ("stages", "1"), ("lookups", "20000"), ("skew", skew)], 4096, 2);
+        let (mut recent, mut all) = (0u64, 0u64);
+        for r in s.refs.iter().filter(|r| r.kind == AccessKind::Read && r.page < 400) {
+            all += r.repeat as u64;
+            if r.page >= 360 {
+                recent += r.repeat as u64;
+            }
+        }
+        recent as f64 / all as f64
+    };
+    let uniform = share("0");
+    assert!((0.07..0.13).contains(&uniform), "{uniform}");
+    assert!(share("1.2") > 0.5, "{}", share("1.2"));
+}
