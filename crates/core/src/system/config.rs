@@ -51,6 +51,7 @@ pub struct MachineConfig {
     pub reclaim_batch: u32,
     #[serde(default = "default_sample_ms")]
     pub sample_ms: f64,
+    /// Default seed of the processes' workloads.
     #[serde(default)]
     pub seed: u64,
     /// Swap slots; 0 sizes the swap area to the processes' pages.
@@ -172,8 +173,9 @@ pub struct ProcessConfig {
     pub trace: Option<std::path::PathBuf>,
     #[serde(default)]
     pub format: Option<String>,
+    /// Seed of the workload; the system's seed when not given.
     #[serde(default)]
-    pub seed: u64,
+    pub seed: Option<u64>,
     #[serde(default)]
     pub start_ms: f64,
     #[serde(default)]
@@ -231,7 +233,7 @@ fn non_negative(what: &str, v: f64) -> Result<()> {
 
 impl ProcessConfig {
     /// The reference source of this process.
-    pub fn source(&self, page_size: u64, index: usize) -> Result<SourceSpec> {
+    pub fn source(&self, page_size: u64, default_seed: u64, index: usize) -> Result<SourceSpec> {
         let what = format!("processes[{index}]");
         match (&self.workload, &self.trace) {
             (Some(name), None) => {
@@ -246,7 +248,7 @@ impl ProcessConfig {
                         (k.clone(), text)
                     })
                     .collect();
-                Ok(SourceSpec::Workload { name: name.clone(), params, page_size, seed: self.seed })
+                Ok(SourceSpec::Workload { name: name.clone(), params, page_size, seed: self.seed.unwrap_or(default_seed) })
             }
             (None, Some(path)) => {
                 if !self.params.is_empty() {
@@ -323,7 +325,7 @@ impl SystemConfig {
             return Err(Error::invalid("processes", "too many processes"));
         }
         for (i, p) in self.processes.iter().enumerate() {
-            p.source(s.page_size, i)?;
+            p.source(s.page_size, s.seed, i)?;
             non_negative(&format!("processes[{i}].start_ms"), p.start_ms)?;
             if let Some(c) = p.cpu_ns_per_ref {
                 non_negative(&format!("processes[{i}].cpu_ns_per_ref"), c)?;

@@ -83,7 +83,7 @@ impl Machine {
         let s = &cfg.system;
         let mut procs = Vec::new();
         for (i, p) in cfg.processes.iter().enumerate() {
-            let spec = p.source(s.page_size, i)?;
+            let spec = p.source(s.page_size, s.seed, i)?;
             let mut proc = Process::new(p.name.clone(), i as u16, spec, p.cpu_ns_per_ref.unwrap_or(s.cpu_ns_per_ref), s.cpu_ns_per_instruction, p.use_gaps, p.priority, ns(p.start_ms));
             if let Some(pages) = &space_time_pages {
                 let per = pages[i].div_ceil(s.space_time_buckets as u64).max(1);

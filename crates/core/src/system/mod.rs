@@ -33,7 +33,7 @@ pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult
     // open every source once now, so that a bad workload parameter or trace is reported
     // against the process that names it
     for (i, p) in cfg.processes.iter().enumerate() {
-        p.source(cfg.system.page_size, i)?.open().map_err(|e| crate::Error::invalid(format!("processes[{i}]"), e.to_string()))?;
+        p.source(cfg.system.page_size, cfg.system.seed, i)?.open().map_err(|e| crate::Error::invalid(format!("processes[{i}]"), e.to_string()))?;
     }
     // dedicated runs: each process alone, no memory pressure, no token (in parallel)
     let dedicated: Vec<(u64, u64)> = (0..cfg.processes.len())

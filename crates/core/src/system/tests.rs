@@ -10,7 +10,7 @@ pub(super) fn process(name: &str, workload: &str, params: &[(&str, i64)]) -> Pro
         params: params.iter().map(|(k, v)| (k.to_string(), serde_json::Value::from(*v))).collect(),
         trace: None,
         format: None,
-        seed: 1,
+        seed: Some(1),
         start_ms: 0.0,
         cpu_ns_per_ref: None,
         use_gaps: false,
@@ -136,7 +136,7 @@ fn lru_reclaim_faults_like_lru_replay() {
         cfg.system.reclaim_batch = 1;
         cfg.system.watermarks = Some(Watermarks { min: 0, low: 0, high: 0 });
         let r = run(&cfg);
-        let spec = p.source(4096, 0).unwrap();
+        let spec = p.source(4096, 0, 0).unwrap();
         let rc = ReplayConfig { policies: vec![PolicyKind::Lru], frames: vec![20], seed: 0 };
         let expected = replay(&|| spec.open(), &rc, &mut |_| true).unwrap()[0].faults;
         let got = r.processes[0].major_faults + r.processes[0].minor_faults;
@@ -178,4 +178,26 @@ fn load_control_suspends_under_thrashing() {
     assert!(faults(&r) * 10 < faults(&plain) * 6, "{} vs {}", faults(&r), faults(&plain));
     assert!(r.processes.iter().any(|p| p.suspended_ns > 0));
     assert!(r.token_events.iter().any(|e| e.event == "suspend"));
+}
+
+/// A process's CPU cost from its trace's instruction gaps: cost = refs * cpu_ns_per_ref
+/// + gaps * cpu_ns_per_instruction, plus one minor fault per page.
+#[test]
+fn cpu_cost_from_instruction_gaps() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.csv");
+    std::fs::write(&path, "pid,page,kind,repeat,gap\n0,1,r,1,100\n0,2,w,3,1000\n0,1,r,1,0\n").unwrap();
+    let mut p = process("t", "scan", &[]);
+    p.workload = None;
+    p.params.clear();
+    p.trace = Some(path);
+    p.use_gaps = true;
+    p.cpu_ns_per_ref = Some(10.0);
+    let mut cfg = config(100, vec![p]);
+    cfg.system.cpu_ns_per_instruction = 2.0;
+    cfg.system.minor_fault_ns = 500.0;
+    let r = run(&cfg);
+    let expected = 5 * 10 + (100 + 1000) * 2 + 2 * 500;
+    assert_eq!(r.processes[0].end_ns, expected);
+    assert_eq!(r.processes[0].references, 5);
 }
