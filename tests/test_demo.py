@@ -19,3 +19,7 @@ def test_demo(tmp_path):
             assert all(w["faults"][p][str(f)] >= opt for p in w["faults"])
     assert (out / "mrc.png").stat().st_size > 1000
     assert (out / "replay.csv").read_text().startswith("source,policy,frames")
+    # the timed-system part: Table 2 of token-ordered-lru.txt
+    token = json.loads((out / "token-lru" / "summary.json").read_text())
+    assert len(token["pairs"]) == 5 and token["acceptance"]["met"]
+    assert "token-lru" in r.out

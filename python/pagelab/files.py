@@ -18,6 +18,10 @@ def atomic_path(target: Union[str, os.PathLike]) -> Iterator[Path]:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
+    # mkstemp makes the file private (0600); give it the mode a plain open() would
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
     tmp_path = Path(tmp)
     try:
         yield tmp_path
