@@ -6,6 +6,11 @@ program pairs, each run under global LRU as in Linux 2.2 (``token.policy = "none
 under the token-ordered LRU (``"paper"``), printed in the layout of the paper's Table 2
 with the paper's numbers beside ours, plus the section 5.4 space-time experiment
 (figure 11). The file format is in docs/system-config.md.
+
+Several kinds of experiment are supported: ``[experiment] kind`` picks the runner
+(``"token-lru"`` when absent, the format above; ``"mclustering"``: page-out clustering,
+mclustering-pageout.txt section 3, in reproduce_mclustering.py). ``pagelab reproduce all``
+runs every file in experiments/.
 """
 
 from __future__ import annotations
@@ -271,11 +276,72 @@ def run_summary(raw: dict) -> dict:
 
 # ---------------------------------------------------------------- the command
 
+#: experiment kinds: [experiment] kind -> ("module:function" running one experiment file
+#: as run(path, out_dir, quick, progress) -> exit code, "module:function" checking it)
+EXPERIMENT_KINDS = {
+    "token-lru": ("pagelab.reproduce:run_token_lru", "pagelab.reproduce:load_experiment"),
+    "mclustering": ("pagelab.reproduce_mclustering:run_mclustering",
+                    "pagelab.reproduce_mclustering:load_mclustering"),
+}
+#: the kind of a file without [experiment] kind (the original format, token-lru.toml)
+DEFAULT_KIND = "token-lru"
+#: `pagelab reproduce all` runs every experiments/*.toml
+ALL = "all"
+
+
+def experiment_kind(path: Path) -> str:
+    """The runner an experiment file asks for: ``[experiment] kind``, default token-lru."""
+    data = read_toml(path)
+    exp = data.get("experiment")
+    kind = exp.get("kind", DEFAULT_KIND) if isinstance(exp, dict) else DEFAULT_KIND
+    _need(isinstance(kind, str) and kind in EXPERIMENT_KINDS, path.name,
+          f"experiment.kind: unknown kind {kind!r} (expected {', '.join(EXPERIMENT_KINDS)})")
+    return kind
+
+
+def _runner(kind: str, which: int = 0):
+    import importlib
+
+    module, func = EXPERIMENT_KINDS[kind][which].split(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def all_experiments() -> List[Path]:
+    """Every experiment file in the repository's experiments/, by name."""
+    if not EXPERIMENTS_DIR.is_dir():
+        raise PagelabError(f"experiment '{ALL}': no experiments directory at {EXPERIMENTS_DIR} "
+                           "(reproduce runs from a checkout of the pagelab repository)")
+    paths = sorted(EXPERIMENTS_DIR.glob("*.toml"))
+    if not paths:
+        raise PagelabError(f"experiment '{ALL}': no experiment files in {EXPERIMENTS_DIR}")
+    return paths
+
+
 def run_reproduce(name: str, out_dir: Optional[str], quick: bool = False, progress=None) -> int:
+    """`pagelab reproduce NAME`: one experiment file, dispatched on its kind; ``all``: every
+    file in experiments/, each into OUT/<name> (default results/<name>)."""
+    if name == ALL and not (EXPERIMENTS_DIR / f"{ALL}.toml").is_file():
+        paths = all_experiments()
+        kinds = [experiment_kind(p) for p in paths]
+        for path, kind in zip(paths, kinds):  # every file checked before any runs
+            _runner(kind, 1)(path)
+        code = 0
+        for i, (path, kind) in enumerate(zip(paths, kinds)):
+            if i:
+                print()
+            print(f"=== {path.stem} ({i + 1} of {len(paths)}) ===")
+            out = os.fspath(Path(out_dir) / path.stem) if out_dir else None
+            code = max(code, _runner(kind)(path, out, quick, progress))
+        return code
+    path = experiment_path(name)
+    return _runner(experiment_kind(path))(path, out_dir, quick, progress)
+
+
+def run_token_lru(path: Path, out_dir: Optional[str], quick: bool = False, progress=None) -> int:
+    """token-ordered-lru.txt section 6 (Table 2) and section 5.4 (figure 11)."""
     from .cli import print_table
     from .experiment_plots import plot_pair, plot_space_time_pair
 
-    path = experiment_path(name)
     exp_file = path.name
     data = load_experiment(path)
     exp = data["experiment"]

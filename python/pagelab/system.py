@@ -24,7 +24,7 @@ from ._core import PagelabError
 from .progress import ProgressBar
 
 #: the tables a configuration may have at its top level, in documentation order
-TOP_LEVEL = ("system", "disk", "token", "load_control", "process")
+TOP_LEVEL = ("system", "disk", "token", "load_control", "swap", "process")
 #: token policies (token-ordered-lru.txt section 5; linux2620 = the swap token of Linux 2.6.20)
 TOKEN_POLICIES = ("none", "paper", "linux2620")
 

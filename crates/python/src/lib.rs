@@ -267,6 +267,10 @@ fn run_system(py: Python<'_>, config_json: &str, progress: Option<PyObject>) -> 
     d.set_item("disk_writes", r.disk_writes)?;
     d.set_item("pages_read", r.pages_read)?;
     d.set_item("pages_written", r.pages_written)?;
+    d.set_item("write_sizes", r.write_sizes.clone())?;
+    d.set_item("read_sizes", r.read_sizes.clone())?;
+    d.set_item("prefetched", r.prefetched)?;
+    d.set_item("prefetch_hits", r.prefetch_hits)?;
     let procs = PyList::empty(py);
     let series = PyList::empty(py);
     let space_time = PyList::empty(py);

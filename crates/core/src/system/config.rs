@@ -18,7 +18,72 @@ pub struct SystemConfig {
     pub token: TokenConfig,
     #[serde(default)]
     pub load_control: LoadControlConfig,
+    #[serde(default)]
+    pub swap: SwapConfig,
     pub processes: Vec<ProcessConfig>,
+}
+
+/// Page-out clustering (mclustering-pageout.txt section 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClusteringKind {
+    /// Every dirty victim is written alone (and keeps its swap slot for life).
+    #[default]
+    None,
+    /// BSD VM: a victim and its dirty neighbours in virtual space go out in one write.
+    Bsd,
+    /// mClustering (Algorithm 1): whole clusters of successive victims collect in a
+    /// buffer that is written in one request.
+    Mclustering,
+}
+
+/// Read-around on a page fault (mclustering-pageout.txt section 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReadAroundKind {
+    #[default]
+    None,
+    /// BSD/FreeBSD: the pages adjacent to the faulting one both in virtual space and on
+    /// swap, within an aligned window of `read_window` slots.
+    Bsd,
+    /// Linux: the used slots of the aligned window of 2^page_cluster slots around the
+    /// faulting slot, whoever owns them.
+    Linux,
+}
+
+/// The swap path: clustering of page-outs, their buffer, swap allocation, read-around.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SwapConfig {
+    pub clustering: ClusteringKind,
+    /// Pages per cluster: 16 in 4.4BSD (the paper), 32 in later FreeBSD.
+    pub max_cluster: u32,
+    /// Pages traversed backward from the victim before going forward (8).
+    pub cluster_back: u32,
+    /// mClustering's buffer of m pages (16).
+    pub buffer_pages: u32,
+    pub read_around: ReadAroundKind,
+    /// BSD read-around window in slots (16).
+    pub read_window: u32,
+    /// Linux read-around: 2^page_cluster slots (Linux 2.2 default 4 = 16 pages).
+    pub page_cluster: u32,
+    /// Fraction of swap slots occupied at random before the run (section 3.4).
+    pub fragmentation: f64,
+}
+
+impl Default for SwapConfig {
+    fn default() -> Self {
+        SwapConfig {
+            clustering: ClusteringKind::None,
+            max_cluster: 16,
+            cluster_back: 8,
+            buffer_pages: 16,
+            read_around: ReadAroundKind::None,
+            read_window: 16,
+            page_cluster: 4,
+            fragmentation: 0.0,
+        }
+    }
 }
 
 /// One node: its frames, CPU costs, scheduler and memory-manager settings.
@@ -98,6 +163,11 @@ pub enum ReclaimKind {
     Clock,
     /// Exact global LRU over all resident pages.
     Lru,
+    /// BSD VM page queues (mclustering-pageout.txt section 2): new pages enter the active
+    /// list; the page-out daemon scans the inactive list from its least recently used
+    /// end, sends referenced pages back to the active list and evicts the others, and
+    /// refills the inactive list from the active list's tail.
+    Bsd,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
@@ -319,6 +389,25 @@ impl SystemConfig {
         non_negative("load_control.low_faults_per_s", l.low_faults_per_s)?;
         if l.low_faults_per_s > l.high_faults_per_s {
             return Err(Error::invalid("load_control", "expected low_faults_per_s <= high_faults_per_s"));
+        }
+        let w = &self.swap;
+        if w.max_cluster == 0 || w.max_cluster > 256 {
+            return Err(Error::invalid("swap.max_cluster", format!("expected 1 to 256 pages, got {}", w.max_cluster)));
+        }
+        if w.cluster_back >= w.max_cluster {
+            return Err(Error::invalid("swap.cluster_back", format!("expected fewer pages than max_cluster ({}), got {}", w.max_cluster, w.cluster_back)));
+        }
+        if w.buffer_pages == 0 || w.buffer_pages > 4096 {
+            return Err(Error::invalid("swap.buffer_pages", format!("expected 1 to 4096 pages, got {}", w.buffer_pages)));
+        }
+        if !w.read_window.is_power_of_two() || w.read_window > 4096 {
+            return Err(Error::invalid("swap.read_window", format!("expected a power of two up to 4096 slots, got {}", w.read_window)));
+        }
+        if w.page_cluster > 12 {
+            return Err(Error::invalid("swap.page_cluster", format!("expected 0 to 12, got {}", w.page_cluster)));
+        }
+        if !(w.fragmentation.is_finite() && (0.0..=0.9).contains(&w.fragmentation)) {
+            return Err(Error::invalid("swap.fragmentation", format!("expected a fraction from 0 to 0.9, got {}", w.fragmentation)));
         }
         if self.processes.is_empty() {
             return Err(Error::invalid("processes", "expected at least one process"));

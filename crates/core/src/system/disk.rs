@@ -51,11 +51,17 @@ pub struct HddParams {
     pub transfer_mb_s: f64,
     /// Controller/command overhead per request in milliseconds.
     pub overhead_ms: f64,
+    /// A request queued behind the previous one and continuing exactly where it ended
+    /// streams without rotational latency (a drive with a track buffer). Off by default:
+    /// each request is a separate command that waits for its sector to come round, so
+    /// every request pays seek (by distance), rotation and transfer, and fewer, larger
+    /// writes save time (mclustering-pageout.txt).
+    pub stream_sequential: bool,
 }
 
 impl Default for HddParams {
     fn default() -> Self {
-        HddParams { seek_min_ms: 1.0, seek_max_ms: 15.0, rpm: 7200.0, transfer_mb_s: 20.0, overhead_ms: 0.1 }
+        HddParams { seek_min_ms: 1.0, seek_max_ms: 15.0, rpm: 7200.0, transfer_mb_s: 20.0, overhead_ms: 0.1, stream_sequential: false }
     }
 }
 
@@ -210,16 +216,24 @@ impl Disk {
         self.head
     }
 
-    /// Pure: the service time of a request if it started now with the current head.
+    /// Pure: the service time of a request queued behind the current one (the disk still
+    /// busy), with the current head (see `submit` for a request that finds it idle).
     ///
     /// HDD: overhead + seek(distance) + rotational latency + transfer, where distance =
     /// |slot - head|. Distance 0 (the request continues exactly where the previous one
-    /// ended) is sequential: no seek and no rotational latency. Otherwise seek =
+    /// ended) is sequential: no seek, but the rotational latency all the same, unless
+    /// `stream_sequential` is set and the request was queued back to back. Otherwise seek =
     /// seek_min + (seek_max - seek_min) * sqrt(min(distance / span, 1)) (Ruemmler & Wilkes
     /// 1994 square-root law) and rotational latency = half a revolution: the expected
     /// value, used deterministically on purpose (no random angular position).
     /// SSD: latency + pages * page_size / bandwidth, independent of position.
     pub fn service_ns(&self, slot: u64, pages: u32) -> u64 {
+        self.cost(slot, pages, true)
+    }
+
+    /// The service time of a request at `slot`; `streaming`: it was queued behind the
+    /// previous request, so a sequential continuation pays no rotational latency.
+    fn cost(&self, slot: u64, pages: u32, streaming: bool) -> u64 {
         let bytes = pages as f64 * self.page_size as f64;
         match &self.model {
             DiskModel::Hdd(p) => {
@@ -227,12 +241,15 @@ impl Disk {
                 // bytes / (MB/s * 1e6) seconds = bytes * 1e3 / (MB/s) nanoseconds.
                 let transfer = round_ns(bytes * 1e3 / p.transfer_mb_s);
                 let distance = slot.abs_diff(self.head);
+                let rotation = round_ns(60e9 / p.rpm / 2.0);
                 if distance == 0 {
-                    return overhead + transfer;
+                    // Streaming continues only while requests follow each other back to
+                    // back; after an idle gap the sector has turned away and the next
+                    // request waits for it, half a revolution on average.
+                    return if streaming && p.stream_sequential { overhead + transfer } else { overhead + rotation + transfer };
                 }
                 let fraction = (distance as f64 / self.span_slots as f64).min(1.0);
                 let seek = round_ns((p.seek_min_ms + (p.seek_max_ms - p.seek_min_ms) * fraction.sqrt()) * 1e6);
-                let rotation = round_ns(60e9 / p.rpm / 2.0);
                 overhead + seek + rotation + transfer
             }
             DiskModel::Ssd(p) => {
@@ -250,7 +267,8 @@ impl Disk {
     /// `now` must not go backwards between calls (simulated time is monotonic).
     pub fn submit(&mut self, now: u64, kind: IoKind, slot: u64, pages: u32) -> u64 {
         debug_assert!(pages > 0, "disk request of 0 pages");
-        let service = self.service_ns(slot, pages);
+        // a request queued behind a busy disk streams on from the previous one
+        let service = self.cost(slot, pages, now < self.busy_until);
         let start = if now >= self.busy_until {
             // The disk is idle: the previous busy period is over; a new one begins.
             self.closed_busy_ns += self.busy_until - self.period_start;
@@ -337,6 +355,9 @@ mod tests {
     fn hdd() -> Disk {
         Disk::new(DiskModel::default(), PAGE, SPAN)
     }
+    fn hdd_streaming() -> Disk {
+        Disk::new(DiskModel::Hdd(HddParams { stream_sequential: true, ..HddParams::default() }), PAGE, SPAN)
+    }
     fn ssd() -> Disk {
         Disk::new(DiskModel::Ssd(SsdParams::default()), PAGE, SPAN)
     }
@@ -347,9 +368,28 @@ mod tests {
     const XFER_PAGE: u64 = 204_800;
     const ROTATION: u64 = 4_166_667;
 
+    /// Every request pays the rotation by default, even one continuing at the head, so
+    /// the number of page-out writes costs time (mclustering-pageout.txt). With
+    /// `stream_sequential`, a request queued back to back streams; one that finds the
+    /// disk idle still waits for its sector.
+    #[test]
+    fn sequential_requests_and_the_rotation() {
+        let mut d = hdd();
+        let first = d.submit(0, IoKind::Write, 1000, 1);
+        let queued = d.submit(0, IoKind::Write, 1001, 1);
+        assert_eq!(queued - first, OVERHEAD + ROTATION + XFER_PAGE);
+        let mut d = hdd_streaming();
+        let first = d.submit(0, IoKind::Write, 1000, 1);
+        let later = first + 1_000_000;
+        let done = d.submit(later, IoKind::Write, 1001, 1);
+        assert_eq!(done - later, OVERHEAD + ROTATION + XFER_PAGE);
+        let queued = d.submit(later, IoKind::Write, 1002, 1);
+        assert_eq!(queued - done, OVERHEAD + XFER_PAGE);
+    }
+
     #[test]
     fn hdd_sequential_costs_only_overhead_and_transfer() {
-        let mut d = hdd();
+        let mut d = hdd_streaming();
         d.submit(0, IoKind::Write, 1000, 4);
         assert_eq!(d.head(), 1004);
         assert_eq!(d.service_ns(1004, 16), OVERHEAD + 16 * XFER_PAGE);
@@ -403,7 +443,7 @@ mod tests {
         assert_eq!(d.stats().busy_ns, s1 + s2);
         // A request after the queue drained starts at its own submit time.
         let c3 = d.submit(c2 + 500, IoKind::Read, 9001, 1);
-        assert_eq!(c3, c2 + 500 + OVERHEAD + XFER_PAGE);
+        assert_eq!(c3, c2 + 500 + OVERHEAD + ROTATION + XFER_PAGE);
         assert_eq!(d.stats().queue_wait_ns, c1 - now);
     }
 

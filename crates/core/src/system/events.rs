@@ -12,10 +12,14 @@ pub enum Event {
     Start(u16),
     /// A page-in read completed.
     PageIn(u16, Gid),
+    /// A page brought in by read-around arrived.
+    Prefetched(Gid),
     /// A page-out write completed.
     WriteDone(Gid),
     /// kswapd wakes (free frames fell below the low watermark).
     Kswapd,
+    /// kswapd's periodic wake-up (Linux 2.2: it sleeps with a one-second timeout).
+    KswapdTimer,
     /// Time-series sample (and periodic token checks).
     Sample,
     /// Load-control measurement.

@@ -8,7 +8,8 @@
 
 use std::collections::VecDeque;
 
-use super::config::{ReclaimKind, SystemConfig};
+use super::config::{ClusteringKind, ReadAroundKind, ReclaimKind, SwapConfig, SystemConfig};
+use super::pageout::{allocate_bsd, allocate_mclustering, compose_cluster, ClusterBuffer, Write};
 use super::disk::{Disk, IoKind};
 use super::events::{Event, EventQueue};
 use super::load_control::{LoadAction, LoadControl};
@@ -20,6 +21,9 @@ use super::swap::SwapSpace;
 use super::token::Token;
 use crate::trace::{AccessKind, Progress};
 use crate::{Error, Result};
+
+/// kswapd's periodic wake-up: Linux 2.2 mm/vmscan.c sleeps with a timeout of HZ.
+const KSWAPD_PERIOD_NS: u64 = 1_000_000_000;
 
 fn ns(ms: f64) -> u64 {
     (ms * 1e6).round() as u64
@@ -74,6 +78,14 @@ pub struct Machine {
     last_sample_ns: u64,
     space_time_pages: Option<Vec<u64>>,
     space_time_buckets: u32,
+    swap_cfg: SwapConfig,
+    seed: u64,
+    /// mClustering's buffer of clusters waiting for their write.
+    buffer: ClusterBuffer<Gid>,
+    /// Page whose contents each swap slot holds (NO_GID when free or pre-occupied).
+    slot_owner: Vec<Gid>,
+    prefetched: u64,
+    prefetch_hits: u64,
 }
 
 impl Machine {
@@ -129,6 +141,12 @@ impl Machine {
             last_sample_ns: 0,
             space_time_pages,
             space_time_buckets: s.space_time_buckets,
+            swap_cfg: cfg.swap.clone(),
+            seed: s.seed,
+            buffer: ClusterBuffer::new(cfg.swap.buffer_pages),
+            slot_owner: vec![NO_GID; swap_slots as usize],
+            prefetched: 0,
+            prefetch_hits: 0,
         })
     }
 
@@ -138,10 +156,12 @@ impl Machine {
         for p in &mut self.procs {
             p.open()?;
         }
+        self.fragment_swap();
         for i in 0..self.procs.len() {
             self.events.push(self.procs[i].start_ns, Event::Start(i as u16));
         }
         self.events.push(self.sample_ns, Event::Sample);
+        self.events.push(KSWAPD_PERIOD_NS, Event::KswapdTimer);
         if self.load.enabled() {
             self.events.push(self.load.window_ns(), Event::LoadControl);
         }
@@ -233,11 +253,27 @@ impl Machine {
                 self.reclaimer.on_resident(gid);
                 self.make_ready(p);
             }
+            Event::Prefetched(gid) => {
+                let f = &mut self.pages.flags[gid as usize];
+                *f = (*f & !(PAGING_IN | REFERENCED)) | RESIDENT | PREFETCHED;
+                let owner = self.pages.owner[gid as usize];
+                self.procs[owner as usize].rss += 1;
+                self.reclaimer.on_resident_unused(gid);
+                self.prefetched += 1;
+            }
             Event::WriteDone(gid) => {
                 let f = self.pages.flags[gid as usize];
                 let mut nf = f & !WRITING;
                 if f & DIRTY == 0 && f & TOUCHED != 0 {
                     nf |= SWAP_VALID;
+                } else if self.swap_cfg.clustering != ClusteringKind::None {
+                    // stale (written again since) or its process exited: free the slot
+                    let slot = self.pages.slot[gid as usize];
+                    if slot != NO_SLOT {
+                        self.swap.free(slot as u64, 1);
+                        self.slot_owner[slot as usize] = NO_GID;
+                        self.pages.slot[gid as usize] = NO_SLOT;
+                    }
                 }
                 self.pages.flags[gid as usize] = nf;
                 if f & RESIDENT == 0 {
@@ -253,8 +289,19 @@ impl Machine {
                         break;
                     }
                 }
+                // the end of a page-out run writes what mClustering's buffer holds
+                self.flush_buffer();
             }
             Event::Sample => self.sample(progress)?,
+            Event::KswapdTimer => {
+                if self.pool.below_low() && !self.kswapd_pending {
+                    self.kswapd_pending = true;
+                    self.events.push(self.now, Event::Kswapd);
+                }
+                if self.live > 0 {
+                    self.events.push(self.now + KSWAPD_PERIOD_NS, Event::KswapdTimer);
+                }
+            }
             Event::LoadControl => {
                 let candidates: Vec<(u16, u64)> = self
                     .procs
@@ -299,7 +346,7 @@ impl Machine {
     }
 
     /// Runs process `p` until `until`, a block or its end.
-    fn run_process(&mut self, p: u16, until: u64) -> Result<RunOutcome> {
+    fn run_process(&mut self, p: u16, mut until: u64) -> Result<RunOutcome> {
         loop {
             if self.now >= until || self.procs[p as usize].suspended {
                 return Ok(RunOutcome::Yield);
@@ -308,9 +355,11 @@ impl Machine {
                 self.exit(p);
                 return Ok(RunOutcome::Finished);
             }
-            if let Some((local, write)) = self.run_hits(p, until) {
-                match self.fault(p, local, write)? {
-                    FaultOutcome::Continue => {}
+            if let Some((local, vpage)) = self.run_hits(p, until) {
+                match self.fault(p, local, vpage)? {
+                    // the fault may have queued events (kswapd woken now): stop at them, so
+                    // that they happen when they are due and not when the process yields
+                    FaultOutcome::Continue => until = until.min(self.events.next_time().unwrap_or(u64::MAX)),
                     FaultOutcome::Blocked => return Ok(RunOutcome::Blocked),
                 }
             }
@@ -321,12 +370,17 @@ impl Machine {
     /// faulting record's local page and whether it writes, or None when the batch ended
     /// or the time limit was reached.
     #[inline]
-    fn run_hits(&mut self, p: u16, until: u64) -> Option<(u32, bool)> {
+    fn run_hits(&mut self, p: u16, until: u64) -> Option<(u32, u64)> {
         let proc = &mut self.procs[p as usize];
         let flags = &mut self.pages.flags;
         let stamps = &mut self.pages.stamp;
         let stamp = self.interval + 1;
         let reclaimer = &mut self.reclaimer;
+        let slots = &mut self.pages.slot;
+        let slot_owner = &mut self.slot_owner;
+        let swap = &mut self.swap;
+        let free_stale = self.swap_cfg.clustering != ClusteringKind::None;
+        let mut prefetch_hits = 0;
         let b = &proc.batch;
         let mut now = self.now;
         let mut carry = proc.carry;
@@ -338,12 +392,25 @@ impl Machine {
             let gid = proc.gid_of[local as usize];
             let write = b.kind[pos] == AccessKind::Write;
             if gid == NO_GID || flags[gid as usize] & RESIDENT == 0 {
-                fault = Some((local, write));
+                fault = Some((local, b.page[pos]));
                 break;
             }
             let f = &mut flags[gid as usize];
+            if *f & PREFETCHED != 0 {
+                *f &= !PREFETCHED;
+                prefetch_hits += 1;
+            }
             *f |= REFERENCED;
             if write {
+                if *f & SWAP_VALID != 0 && free_stale {
+                    // the swap copy is stale now: BSD frees its slot (swap_pager_freespace)
+                    let slot = slots[gid as usize];
+                    if slot != NO_SLOT {
+                        swap.free(slot as u64, 1);
+                        slot_owner[slot as usize] = NO_GID;
+                        slots[gid as usize] = NO_SLOT;
+                    }
+                }
                 *f = (*f | DIRTY) & !SWAP_VALID;
             }
             reclaimer.on_hit(gid);
@@ -369,16 +436,19 @@ impl Machine {
         proc.references += refs;
         proc.records += recs;
         proc.interval_nap += nap;
+        self.prefetch_hits += prefetch_hits;
         self.now = now;
         fault
     }
 
     /// The fault path for local page `local` of process `p`.
-    fn fault(&mut self, p: u16, local: u32, _write: bool) -> Result<FaultOutcome> {
+    fn fault(&mut self, p: u16, local: u32, vpage: u64) -> Result<FaultOutcome> {
         let mut gid = self.procs[p as usize].gid_of[local as usize];
         if gid == NO_GID {
-            gid = self.pages.add(p, local);
-            self.procs[p as usize].gid_of[local as usize] = gid;
+            gid = self.pages.add(p, local, vpage);
+            let proc = &mut self.procs[p as usize];
+            proc.gid_of[local as usize] = gid;
+            proc.by_vpage.insert(vpage, gid);
             self.reclaimer.reserve(self.pages.len());
         }
         let f = self.pages.flags[gid as usize];
@@ -414,8 +484,16 @@ impl Machine {
             self.now += self.major_cpu_ns;
             self.pages.flags[gid as usize] = f | PAGING_IN;
             let slot = self.pages.slot[gid as usize] as u64;
-            let done = self.disk.submit(self.now, IoKind::Read, slot, 1);
+            let (lo, hi) = self.read_around_range(gid, slot);
+            let done = self.disk.submit(self.now, IoKind::Read, lo, (hi - lo + 1) as u32);
             self.events.push(done, Event::PageIn(p, gid));
+            for s in lo..=hi {
+                if s != slot {
+                    let other = self.slot_owner[s as usize];
+                    self.pages.flags[other as usize] |= PAGING_IN;
+                    self.events.push(done, Event::Prefetched(other));
+                }
+            }
             self.procs[p as usize].state = RunState::BlockedIo;
             return Ok(FaultOutcome::Blocked);
         }
@@ -442,11 +520,16 @@ impl Machine {
     }
 
     /// A frame for a fault: above the min watermark it is taken at once; at or below
-    /// it the faulting process reclaims directly first (Linux 2.2 __get_free_pages).
+    /// it the faulting process reclaims directly first (Linux 2.2 __get_free_pages),
+    /// unless a batch of page-out writes is already in flight.
     /// False when none can be had now (the process waits for a write to finish).
     fn take_frame(&mut self) -> Result<bool> {
-        if self.pool.free <= self.pool.watermarks.min {
+        // with a batch of pages already on their way out the process waits for them
+        // instead of evicting more: otherwise a program that outruns the disk has its
+        // newest pages thrown out one by one behind the write queue
+        if self.pool.free <= self.pool.watermarks.min && self.pool.writing < self.reclaim_batch as u64 {
             self.reclaim(self.reclaim_batch);
+            self.flush_buffer();
         }
         if self.pool.free == 0 {
             return Ok(false);
@@ -459,10 +542,11 @@ impl Machine {
         Ok(true)
     }
 
-    /// Evicts up to `n` pages; returns how many.
+    /// Evicts pages until `n` have gone (a page-out cluster counts all its pages, as the
+    /// BSD page daemon counts pages toward its target); returns how many went.
     fn reclaim(&mut self, n: u32) -> u32 {
         let mut done = 0;
-        for _ in 0..n {
+        while done < n {
             let procs = &self.procs;
             let skip = self.token.protected(|h| procs[h as usize].swapping);
             let Some(victim) = self.reclaimer.victim(&mut self.pages, &mut self.procs, skip) else {
@@ -472,13 +556,18 @@ impl Machine {
                 let released = self.token.on_self_take(self.now);
                 self.account_release(released);
             }
-            self.evict(victim.gid);
-            done += 1;
+            done += self.evict(victim.gid);
         }
         done
     }
 
-    fn evict(&mut self, gid: Gid) {
+    /// Evicts one page, or with clustering a dirty page and its cluster; returns the
+    /// number of pages that left memory.
+    fn evict(&mut self, gid: Gid) -> u32 {
+        let f = self.pages.flags[gid as usize];
+        if f & DIRTY != 0 && f & WRITING == 0 && self.swap_cfg.clustering != ClusteringKind::None {
+            return self.launder(gid);
+        }
         let owner = self.pages.owner[gid as usize];
         self.procs[owner as usize].rss -= 1;
         self.reclaimer.on_gone(gid);
@@ -494,6 +583,7 @@ impl Machine {
             if slot == NO_SLOT {
                 slot = self.swap.allocate_one().expect("swap sized to hold every page") as u32;
                 self.pages.slot[gid as usize] = slot;
+                self.slot_owner[slot as usize] = gid;
             }
             self.pages.flags[gid as usize] = (base & !(DIRTY | SWAP_VALID)) | WRITING;
             self.pool.writing += 1;
@@ -503,6 +593,154 @@ impl Machine {
         } else {
             self.pages.flags[gid as usize] = base;
             self.free_frame();
+        }
+        1
+    }
+
+    /// Takes a resident dirty page out of memory for a page-out write: its frame stays
+    /// held until the write completes.
+    fn unmap_for_write(&mut self, gid: Gid) {
+        let owner = self.pages.owner[gid as usize];
+        self.procs[owner as usize].rss -= 1;
+        self.procs[owner as usize].page_outs += 1;
+        self.reclaimer.on_gone(gid);
+        let f = self.pages.flags[gid as usize];
+        self.pages.flags[gid as usize] = (f & !(RESIDENT | REFERENCED | DIRTY | SWAP_VALID | PREFETCHED)) | WRITING;
+        self.pool.writing += 1;
+        let slot = self.pages.slot[gid as usize];
+        if slot != NO_SLOT {
+            self.swap.free(slot as u64, 1);
+            self.slot_owner[slot as usize] = NO_GID;
+            self.pages.slot[gid as usize] = NO_SLOT;
+        }
+    }
+
+    /// Page-out of a dirty victim with clustering (mclustering-pageout.txt section 2):
+    /// the victim's cluster of dirty neighbours in the inactive list, written at once
+    /// (BSD VM) or collected in mClustering's buffer.
+    fn launder(&mut self, victim: Gid) -> u32 {
+        let owner = self.pages.owner[victim as usize];
+        let vpage = self.pages.vpage[victim as usize];
+        let (lo, hi) = {
+            let proc = &self.procs[owner as usize];
+            let pages = &self.pages;
+            let reclaimer = &self.reclaimer;
+            compose_cluster(vpage, self.swap_cfg.max_cluster, self.swap_cfg.cluster_back, |v| {
+                proc.by_vpage.get(&v).is_some_and(|&g| {
+                    let f = pages.flags[g as usize];
+                    // FreeBSD 8.2 vm_pageout_clean: dirty, on the inactive queue, not
+                    // busy (the reference bit is not looked at)
+                    f & (RESIDENT | DIRTY) == (RESIDENT | DIRTY)
+                        && f & (WRITING | PAGING_IN) == 0
+                        && reclaimer.clusterable(g)
+                })
+            })
+        };
+        let cluster: Vec<Gid> = (lo..=hi).map(|v| self.procs[owner as usize].by_vpage[&v]).collect();
+        for &g in &cluster {
+            self.unmap_for_write(g);
+        }
+        let pages = cluster.len() as u32;
+        match self.swap_cfg.clustering {
+            ClusteringKind::Mclustering => {
+                for clusters in self.buffer.offer(cluster) {
+                    self.write_clusters(&clusters);
+                }
+            }
+            _ => self.write_clusters(&[cluster]),
+        }
+        pages
+    }
+
+    /// Writes clusters: one buffer's worth under mClustering, one cluster under BSD VM.
+    fn write_clusters(&mut self, clusters: &[Vec<Gid>]) {
+        let writes: Vec<Write<Gid>> = match self.swap_cfg.clustering {
+            ClusteringKind::Mclustering => allocate_mclustering(&mut self.swap, clusters),
+            _ => clusters.iter().map(|c| allocate_bsd(&mut self.swap, c)).collect::<Option<Vec<_>>>().map(|w| w.concat()),
+        }
+        .expect("swap sized to hold every page");
+        for w in writes {
+            let done = self.disk.submit(self.now, IoKind::Write, w.slot, w.pages.len() as u32);
+            for (k, &g) in w.pages.iter().enumerate() {
+                let slot = w.slot + k as u64;
+                self.pages.slot[g as usize] = slot as u32;
+                self.slot_owner[slot as usize] = g;
+                self.events.push(done, Event::WriteDone(g));
+            }
+        }
+    }
+
+    /// Writes whatever mClustering's buffer holds (the end of a page-out run).
+    fn flush_buffer(&mut self) {
+        if !self.buffer.is_empty() {
+            let clusters = self.buffer.take();
+            self.write_clusters(&clusters);
+        }
+    }
+
+    /// The slots to read for a major fault on `gid` at `slot`, as an inclusive range that
+    /// contains `slot`: the faulting page alone, or with read-around its neighbours on
+    /// swap that qualify, as long as free frames remain above the min watermark for them.
+    fn read_around_range(&mut self, gid: Gid, slot: u64) -> (u64, u64) {
+        let (window, same_area) = match self.swap_cfg.read_around {
+            ReadAroundKind::None => return (slot, slot),
+            ReadAroundKind::Bsd => (self.swap_cfg.read_window as u64, true),
+            ReadAroundKind::Linux => (1u64 << self.swap_cfg.page_cluster, false),
+        };
+        let start = slot - slot % window;
+        let end = (start + window).min(self.slot_owner.len() as u64);
+        let owner = self.pages.owner[gid as usize];
+        let vpage = self.pages.vpage[gid as usize];
+        let qualifies = |m: &Machine, s: u64| -> bool {
+            let g = m.slot_owner[s as usize];
+            if g == NO_GID {
+                return false;
+            }
+            let f = m.pages.flags[g as usize];
+            if f & (RESIDENT | PAGING_IN | WRITING) != 0 || f & SWAP_VALID == 0 {
+                return false;
+            }
+            !same_area || (m.pages.owner[g as usize] == owner && m.pages.vpage[g as usize] as i128 - vpage as i128 == s as i128 - slot as i128)
+        };
+        let (mut lo, mut hi) = (slot, slot);
+        // grow outward, forward first (sequential access is the common case), while a
+        // frame can be had without reclaiming for it
+        loop {
+            let mut grew = false;
+            if hi + 1 < end && self.pool.free > self.pool.watermarks.min && qualifies(self, hi + 1) {
+                hi += 1;
+                self.pool.free -= 1;
+                grew = true;
+            }
+            if lo > start && self.pool.free > self.pool.watermarks.min && qualifies(self, lo - 1) {
+                lo -= 1;
+                self.pool.free -= 1;
+                grew = true;
+            }
+            if !grew {
+                return (lo, hi);
+            }
+        }
+    }
+
+    /// Occupies a fraction of the swap slots at random before the run, so that
+    /// contiguous runs are scarce (mclustering-pageout.txt section 3.4).
+    fn fragment_swap(&mut self) {
+        let f = self.swap_cfg.fragmentation;
+        if f <= 0.0 {
+            return;
+        }
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(self.seed ^ 0x5eed_5a9);
+        let slots = self.swap.slots();
+        let target = (slots as f64 * f) as u64;
+        let mut taken = 0;
+        while taken < target {
+            let s = rng.gen_range(0..slots);
+            if !self.swap.is_used(s) {
+                self.swap.occupy(s);
+                taken += 1;
+            }
         }
     }
 
@@ -528,6 +766,12 @@ impl Machine {
                 }
             }
             self.pages.flags[gid as usize] = f & WRITING;
+            let slot = self.pages.slot[gid as usize];
+            if f & WRITING == 0 && slot != NO_SLOT && self.swap_cfg.clustering != ClusteringKind::None {
+                self.swap.free(slot as u64, 1);
+                self.slot_owner[slot as usize] = NO_GID;
+                self.pages.slot[gid as usize] = NO_SLOT;
+            }
         }
         let proc = &mut self.procs[p as usize];
         proc.gid_of = gids;
@@ -590,10 +834,6 @@ impl Machine {
         self.interval += 1;
         let released = self.token.tick(now);
         self.account_release(released);
-        if self.pool.below_low() && !self.kswapd_pending {
-            self.kswapd_pending = true;
-            self.events.push(now, Event::Kswapd);
-        }
         if self.live > 0 {
             self.events.push(now + self.sample_ns, Event::Sample);
         }
@@ -641,6 +881,10 @@ impl Machine {
             disk_writes: stats.writes,
             pages_read: stats.pages_read,
             pages_written: stats.pages_written,
+            write_sizes: stats.write_sizes.clone(),
+            read_sizes: stats.read_sizes.clone(),
+            prefetched: self.prefetched,
+            prefetch_hits: self.prefetch_hits,
             processes,
             series: self.series,
             token_events: self

@@ -24,12 +24,17 @@ pub const PAGING_IN: u8 = 16;
 pub const WRITING: u8 = 32;
 /// Touched at least once and not freed: counts in MAD.
 pub const TOUCHED: u8 = 64;
+/// Brought in by read-around and not referenced since.
+pub const PREFETCHED: u8 = 128;
 
 #[derive(Debug, Default)]
 pub struct PageTable {
     pub owner: Vec<u16>,
     /// The page's dense id within its process (first-touch order).
     pub local: Vec<u32>,
+    /// Virtual page number (in the process's address space): clustering and read-around
+    /// need adjacency in virtual space.
+    pub vpage: Vec<u64>,
     pub flags: Vec<u8>,
     pub slot: Vec<u32>,
     /// Sample interval of the last reference, plus one (0 = never): NAP and space-time.
@@ -37,10 +42,11 @@ pub struct PageTable {
 }
 
 impl PageTable {
-    pub fn add(&mut self, owner: u16, local: u32) -> Gid {
+    pub fn add(&mut self, owner: u16, local: u32, vpage: u64) -> Gid {
         let gid = self.owner.len() as Gid;
         self.owner.push(owner);
         self.local.push(local);
+        self.vpage.push(vpage);
         self.flags.push(0);
         self.slot.push(NO_SLOT);
         self.stamp.push(0);

@@ -10,6 +10,7 @@ pub mod events;
 pub mod load_control;
 pub mod machine;
 pub mod memory;
+pub mod pageout;
 pub mod process;
 pub mod reclaim;
 pub mod results;
@@ -52,7 +53,12 @@ pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult
         })
         .collect::<Result<_>>()?;
     let total_pages: u64 = dedicated.iter().map(|d| d.1).sum();
-    let swap_slots = if cfg.system.swap_slots > 0 { cfg.system.swap_slots } else { total_pages + total_pages / 4 + 1024 };
+    let swap_slots = if cfg.system.swap_slots > 0 {
+        cfg.system.swap_slots
+    } else {
+        // room for every page with slack for clusters, and for the pre-occupied share
+        ((total_pages + total_pages / 4 + 1024) as f64 / (1.0 - cfg.swap.fragmentation)).ceil() as u64
+    };
     let space_time = cfg.system.space_time.then(|| dedicated.iter().map(|d| d.1).collect());
     let mut result = machine::Machine::new(cfg, cfg.system.frames, swap_slots, space_time)?.run(progress)?;
     for (p, d) in result.processes.iter_mut().zip(&dedicated) {

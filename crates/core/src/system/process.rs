@@ -49,6 +49,9 @@ pub struct Process {
     pub pos: usize,
     /// Global page of each local dense id (NO_GID until first touch).
     pub gid_of: Vec<Gid>,
+    /// Global page of each virtual page touched so far (for clustering and read-around,
+    /// which look up neighbours in virtual space; not used on the hit path).
+    pub by_vpage: rustc_hash::FxHashMap<u64, Gid>,
     pub cpu_ns_per_ref: f64,
     pub cpu_ns_per_instruction: f64,
     pub use_gaps: bool,
@@ -93,6 +96,7 @@ impl Process {
             batch: RefBatch::default(),
             pos: 0,
             gid_of: Vec::new(),
+            by_vpage: Default::default(),
             cpu_ns_per_ref,
             cpu_ns_per_instruction,
             use_gaps,

@@ -25,13 +25,30 @@ pub struct Reclaimer {
     slot_of: Vec<u32>,
     free_slots: Vec<u32>,
     hand: usize,
-    /// LRU: most recent at the head.
+    /// LRU: most recent at the head. BSD: the active list.
     lru: PageList,
+    /// BSD: the inactive list, least recently used at the tail.
+    inactive: PageList,
+    /// BSD: which list each page is on.
+    queue: Vec<u8>,
 }
+
+const NOT_QUEUED: u8 = 0;
+const ACTIVE: u8 = 1;
+const INACTIVE: u8 = 2;
 
 impl Reclaimer {
     pub fn new(kind: ReclaimKind) -> Self {
-        Reclaimer { kind, ring: Vec::new(), slot_of: Vec::new(), free_slots: Vec::new(), hand: 0, lru: PageList::default() }
+        Reclaimer {
+            kind,
+            ring: Vec::new(),
+            slot_of: Vec::new(),
+            free_slots: Vec::new(),
+            hand: 0,
+            lru: PageList::default(),
+            inactive: PageList::default(),
+            queue: Vec::new(),
+        }
     }
 
     /// Per-page arrays cover `pages` global pages.
@@ -39,7 +56,30 @@ impl Reclaimer {
         match self.kind {
             ReclaimKind::Clock if pages > self.slot_of.len() => self.slot_of.resize(pages, NO_SLOT),
             ReclaimKind::Lru => self.lru.reserve_pages(pages),
+            ReclaimKind::Bsd => {
+                self.lru.reserve_pages(pages);
+                self.inactive.reserve_pages(pages);
+                if pages > self.queue.len() {
+                    self.queue.resize(pages, NOT_QUEUED);
+                }
+            }
             _ => {}
+        }
+    }
+
+    /// True when `gid` may join a page-out cluster as far as the page queues go: in the
+    /// inactive list under BSD (section 2's clustering condition), any page otherwise.
+    pub fn clusterable(&self, gid: Gid) -> bool {
+        self.kind != ReclaimKind::Bsd || self.queue[gid as usize] == INACTIVE
+    }
+
+    /// A page brought in by read-around: BSD queues it as inactive (not yet used).
+    pub fn on_resident_unused(&mut self, gid: Gid) {
+        if self.kind == ReclaimKind::Bsd {
+            self.inactive.push_front(gid);
+            self.queue[gid as usize] = INACTIVE;
+        } else {
+            self.on_resident(gid);
         }
     }
 
@@ -59,6 +99,10 @@ impl Reclaimer {
                 self.slot_of[gid as usize] = slot;
             }
             ReclaimKind::Lru => self.lru.push_front(gid),
+            ReclaimKind::Bsd => {
+                self.lru.push_front(gid);
+                self.queue[gid as usize] = ACTIVE;
+            }
         }
     }
 
@@ -73,6 +117,14 @@ impl Reclaimer {
                 self.free_slots.push(slot);
             }
             ReclaimKind::Lru => self.lru.unlink(gid),
+            ReclaimKind::Bsd => {
+                match self.queue[gid as usize] {
+                    ACTIVE => self.lru.unlink(gid),
+                    INACTIVE => self.inactive.unlink(gid),
+                    _ => {}
+                }
+                self.queue[gid as usize] = NOT_QUEUED;
+            }
         }
     }
 
@@ -91,7 +143,59 @@ impl Reclaimer {
             ReclaimKind::Linux22 => linux22_victim(pages, procs, skip),
             ReclaimKind::Clock => self.clock_victim(pages, skip),
             ReclaimKind::Lru => self.lru_victim(pages, skip),
+            ReclaimKind::Bsd => self.bsd_victim(pages, skip),
         }
+    }
+
+    /// Moves pages from the active list's tail to the inactive list until the inactive
+    /// list holds a third of the resident pages; referenced ones get another round in the
+    /// active list (their bit cleared), as the FreeBSD page daemon's active scan does.
+    fn bsd_refill(&mut self, pages: &mut PageTable) {
+        let resident = self.lru.len() + self.inactive.len();
+        let target = (resident / 3).max(1);
+        let mut budget = self.lru.len();
+        while self.inactive.len() < target && budget > 0 {
+            budget -= 1;
+            let Some(gid) = self.lru.pop_back() else { break };
+            let f = &mut pages.flags[gid as usize];
+            if *f & REFERENCED != 0 {
+                *f &= !REFERENCED;
+                self.lru.push_front(gid);
+            } else {
+                self.inactive.push_front(gid);
+                self.queue[gid as usize] = INACTIVE;
+            }
+        }
+    }
+
+    /// The page daemon's inactive scan from the least recently used end: a referenced
+    /// page goes back to the active list; the first unreferenced one is the victim.
+    fn bsd_victim(&mut self, pages: &mut PageTable, skip: Option<u16>) -> Option<Victim> {
+        let mut skipped_candidate = None;
+        for _ in 0..2 {
+            self.bsd_refill(pages);
+            let mut budget = self.inactive.len();
+            while budget > 0 {
+                budget -= 1;
+                let gid = self.inactive.tail()?;
+                let f = pages.flags[gid as usize];
+                if f & REFERENCED != 0 {
+                    pages.flags[gid as usize] = f & !REFERENCED;
+                    self.inactive.unlink(gid);
+                    self.lru.push_front(gid);
+                    self.queue[gid as usize] = ACTIVE;
+                    continue;
+                }
+                if Some(pages.owner[gid as usize]) == skip {
+                    skipped_candidate.get_or_insert(gid);
+                    self.inactive.unlink(gid);
+                    self.inactive.push_front(gid);
+                    continue;
+                }
+                return Some(Victim { gid, from_skipped: false });
+            }
+        }
+        skipped_candidate.map(|gid| Victim { gid, from_skipped: true })
     }
 
     fn clock_victim(&mut self, pages: &mut PageTable, skip: Option<u16>) -> Option<Victim> {
@@ -190,7 +294,7 @@ mod tests {
             let spec = SourceSpec::Workload { name: "scan".into(), params: vec![], page_size: 4096, seed: 0 };
             let mut p = Process::new(format!("p{i}"), i, spec, 1.0, 1.0, false, false, 0);
             for local in 0..n {
-                let gid = pages.add(i, local);
+                let gid = pages.add(i, local, local as u64);
                 pages.flags[gid as usize] = RESIDENT;
                 p.gid_of.push(gid);
                 p.rss += 1;
@@ -209,7 +313,7 @@ mod tests {
     fn linux22_takes_from_the_largest_and_gives_second_chances() {
         let (mut pages, mut procs) = setup(4);
         // p1 larger: its pages go first
-        let gid = pages.add(1, 4);
+        let gid = pages.add(1, 4, 4);
         pages.flags[gid as usize] = RESIDENT;
         procs[1].gid_of.push(gid);
         procs[1].rss += 1;
@@ -232,7 +336,7 @@ mod tests {
                 r.on_resident(gid);
             }
             // p0 is larger, but protected: p1's pages go, all of them
-            let gid = pages.add(0, 3);
+            let gid = pages.add(0, 3, 3);
             pages.flags[gid as usize] = RESIDENT;
             procs[0].gid_of.push(gid);
             procs[0].rss += 1;

@@ -61,6 +61,13 @@ pub struct SystemResult {
     pub disk_writes: u64,
     pub pages_read: u64,
     pub pages_written: u64,
+    /// Disk writes by size in pages (index 0 unused).
+    pub write_sizes: Vec<u64>,
+    /// Disk reads by size in pages (index 0 unused).
+    pub read_sizes: Vec<u64>,
+    /// Pages brought in by read-around, and those referenced before eviction.
+    pub prefetched: u64,
+    pub prefetch_hits: u64,
     pub processes: Vec<ProcessResult>,
     pub series: SystemSeries,
     pub token_events: Vec<TokenRecord>,

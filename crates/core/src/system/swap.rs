@@ -91,6 +91,17 @@ impl SwapSpace {
         }
     }
 
+    /// Marks one free slot as used (pre-fragmentation of the swap area).
+    pub fn occupy(&mut self, slot: u64) {
+        assert!(slot < self.slots, "slot {slot} past the end ({})", self.slots);
+        let bit = 1u64 << (slot % BITS);
+        let w = &mut self.words[(slot / BITS) as usize];
+        if *w & bit == 0 {
+            *w |= bit;
+            self.used += 1;
+        }
+    }
+
     /// True if `slot` is allocated (false for slots past the end).
     pub fn is_used(&self, slot: u64) -> bool {
         slot < self.slots && self.words[(slot / BITS) as usize] >> (slot % BITS) & 1 == 1

@@ -175,7 +175,7 @@ fn load_control_suspends_under_thrashing() {
     lc.load_control = LoadControlConfig { enabled: true, high_faults_per_s: 20.0, low_faults_per_s: 5.0, window_s: 1.0 };
     let r = run(&lc);
     let faults = |r: &SystemResult| r.processes.iter().map(|p| p.major_faults).sum::<u64>();
-    assert!(faults(&r) * 10 < faults(&plain) * 6, "{} vs {}", faults(&r), faults(&plain));
+    assert!(faults(&r) * 4 < faults(&plain) * 3, "{} vs {}", faults(&r), faults(&plain));
     assert!(r.processes.iter().any(|p| p.suspended_ns > 0));
     assert!(r.token_events.iter().any(|e| e.event == "suspend"));
 }
@@ -200,4 +200,106 @@ fn cpu_cost_from_instruction_gaps() {
     let expected = 5 * 10 + (100 + 1000) * 2 + 2 * 500;
     assert_eq!(r.processes[0].end_ns, expected);
     assert_eq!(r.processes[0].references, 5);
+}
+
+/// Measurement does not perturb: the sampling interval changes the series, never the
+/// simulation (a sample used to double as kswapd's periodic wake-up).
+#[test]
+fn the_sampling_interval_changes_no_number() {
+    let procs = vec![process("a", "zipf", &[("pages", 1500), ("refs", 300_000)]), process("b", "lu", &[("n", 150)])];
+    let mut cfg = config(700, procs);
+    cfg.system.cpu_ns_per_ref = 5000.0;
+    cfg.swap.clustering = ClusteringKind::Mclustering;
+    cfg.swap.read_around = ReadAroundKind::Bsd;
+    cfg.system.reclaim = ReclaimKind::Bsd;
+    let mut other = cfg.clone();
+    other.system.sample_ms = 37.0;
+    let (a, b) = (run(&cfg), run(&other));
+    assert!(a.disk_writes > 100);
+    assert_eq!((a.end_ns, a.disk_reads, a.disk_writes, a.prefetched), (b.end_ns, b.disk_reads, b.disk_writes, b.prefetched));
+    for (p, q) in a.processes.iter().zip(&b.processes) {
+        assert_eq!((p.end_ns, p.major_faults, p.minor_faults, p.page_outs), (q.end_ns, q.major_faults, q.minor_faults, q.page_outs));
+    }
+    assert_ne!(a.series.t_s.len(), b.series.t_s.len());
+}
+
+fn swap_run(workload: &str, params: &[(&str, i64)], frames: u64, clustering: ClusteringKind, tweak: impl Fn(&mut SystemConfig)) -> SystemResult {
+    let mut cfg = config(frames, vec![process("p", workload, params)]);
+    cfg.system.reclaim = ReclaimKind::Bsd;
+    cfg.swap.clustering = clustering;
+    cfg.swap.read_around = ReadAroundKind::Bsd;
+    tweak(&mut cfg);
+    run(&cfg)
+}
+
+/// mclustering-pageout.txt section 3.2 in small: LU's page-outs are mostly small
+/// clusters under BSD VM; mClustering writes them in far fewer requests, in less time,
+/// with page-ins about the same.
+#[test]
+fn mclustering_cuts_lu_writes_and_time() {
+    let bsd = swap_run("lu", &[("n", 300)], 130, ClusteringKind::Bsd, |_| {});
+    let mcl = swap_run("lu", &[("n", 300)], 130, ClusteringKind::Mclustering, |_| {});
+    assert!(bsd.disk_writes > 1000, "{}", bsd.disk_writes);
+    assert!(mcl.disk_writes * 2 < bsd.disk_writes, "{} vs {}", mcl.disk_writes, bsd.disk_writes);
+    assert!(mcl.end_ns < bsd.end_ns);
+    let (pb, pm) = (bsd.processes[0].page_ins as f64, mcl.processes[0].page_ins as f64);
+    assert!((pm / pb - 1.0).abs() < 0.1, "{pb} vs {pm}");
+    // no write is larger than the buffer, and BSD's are mostly small
+    assert!(mcl.write_sizes.len() <= 17);
+    let small: u64 = bsd.write_sizes.iter().take(5).sum();
+    assert!(small * 2 > bsd.disk_writes);
+}
+
+/// Section 3.4, first situation: a program that writes long contiguous runs gives BSD VM
+/// 16-page clusters already; mClustering has nothing to add. (Page-out alone: with
+/// read-around on BSD queues, prefetched pages that are then written are reactivated one
+/// by one by the daemon's inactive scan, which splits even a sequential writer's runs.)
+#[test]
+fn a_sequential_writer_gains_nothing() {
+    let params = [("pages", 3000), ("passes", 4), ("write", 1)];
+    let no_read_around = |c: &mut SystemConfig| c.swap.read_around = ReadAroundKind::None;
+    let bsd = swap_run("scan", &params, 2000, ClusteringKind::Bsd, no_read_around);
+    let mcl = swap_run("scan", &params, 2000, ClusteringKind::Mclustering, no_read_around);
+    assert!(bsd.disk_writes > 100);
+    let full: u64 = bsd.write_sizes.get(16).copied().unwrap_or(0);
+    assert!(full * 10 > bsd.disk_writes * 9, "mostly full clusters: {:?}", bsd.write_sizes);
+    let ratio = mcl.disk_writes as f64 / bsd.disk_writes as f64;
+    assert!(ratio > 0.95, "{ratio}");
+    let time = mcl.end_ns as f64 / bsd.end_ns as f64;
+    assert!((time - 1.0).abs() < 0.03, "{time}");
+}
+
+/// Section 3.4, third situation: on a heavily fragmented swap area no contiguous run
+/// holds a buffer of clusters, so mClustering writes cluster by cluster like BSD VM.
+#[test]
+fn a_fragmented_swap_removes_the_benefit() {
+    let frag = |c: &mut SystemConfig| c.swap.fragmentation = 0.8;
+    let bsd = swap_run("lu", &[("n", 300)], 130, ClusteringKind::Bsd, frag);
+    let mcl = swap_run("lu", &[("n", 300)], 130, ClusteringKind::Mclustering, frag);
+    let fresh_bsd = swap_run("lu", &[("n", 300)], 130, ClusteringKind::Bsd, |_| {});
+    let fresh_mcl = swap_run("lu", &[("n", 300)], 130, ClusteringKind::Mclustering, |_| {});
+    let saved = |b: &SystemResult, m: &SystemResult| 1.0 - m.disk_writes as f64 / b.disk_writes as f64;
+    assert!(saved(&fresh_bsd, &fresh_mcl) > 0.5, "{}", saved(&fresh_bsd, &fresh_mcl));
+    assert!(saved(&bsd, &mcl) < 0.15, "{}", saved(&bsd, &mcl));
+    // and writes are smaller than on a fresh swap: runs are scarce
+    assert!(mcl.disk_writes > fresh_mcl.disk_writes * 2);
+}
+
+/// Read-around (section 1): a program that writes its pages and later reads them in
+/// order gets most of them by prefetch; the prefetched pages are used (hits).
+#[test]
+fn read_around_prefetches_adjacent_pages_and_they_are_used() {
+    let params = [("pages", 2000), ("passes", 3), ("write", 1)];
+    let none = swap_run("scan", &params, 1200, ClusteringKind::Bsd, |c| c.swap.read_around = ReadAroundKind::None);
+    let bsd = swap_run("scan", &params, 1200, ClusteringKind::Bsd, |_| {});
+    let linux = swap_run("scan", &params, 1200, ClusteringKind::Bsd, |c| c.swap.read_around = ReadAroundKind::Linux);
+    assert_eq!(none.prefetched, 0);
+    assert!(none.processes[0].major_faults > 1000);
+    for r in [&bsd, &linux] {
+        assert!(r.processes[0].major_faults * 5 < none.processes[0].major_faults, "{}", r.processes[0].major_faults);
+        assert!(r.prefetch_hits * 10 > r.prefetched * 9, "{} of {}", r.prefetch_hits, r.prefetched);
+        assert!(r.end_ns < none.end_ns);
+    }
+    // reads never exceed the window
+    assert!(bsd.read_sizes.len() <= 17);
 }
