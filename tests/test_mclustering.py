@@ -189,7 +189,10 @@ def test_experiment_file_has_the_papers_numbers():
     assert [w["workload"] for w in data["workload"]] == ["lu", "sor"]
     for w in data["workload"]:
         assert {k: w["paper"][k] for k in PAPER[w["name"]]} == PAPER[w["name"]]
-        assert "params" in w["quick"] and "cpu_ns_per_ref" in w
+        # section 3.1's design: fixed memory, one problem size per ratio, growing
+        assert w["frames"] > 0 and len(w["sizes"]) == 3 and "cpu_ns_per_ref" in w
+        assert [s["n"] for s in w["sizes"]] == sorted(s["n"] for s in w["sizes"])
+        assert w["quick"]["frames"] < w["frames"] and len(w["quick"]["sizes"]) == 3
     assert data["base"]["system"]["reclaim"] == "bsd"
     assert data["base"]["swap"]["read_around"] == "bsd"
     assert data["config"]["bsd"]["swap"]["clustering"] == "bsd"
@@ -272,8 +275,9 @@ def _fake_engine(cfg, name, progress=None):
     """A stand-in for the engine: mClustering writes fewer, larger chunks, more so on
     less memory; page-ins equal."""
     frames = cfg["system"]["frames"]
-    footprint = {"lu": 79, "sor": 176}[cfg["processes"][0]["workload"]]
-    pressure = footprint / frames - 1.0                      # 0.3, 0.5, 0.7
+    n = cfg["processes"][0]["params"]["n"]
+    footprint = n * n * 8 / 4096                             # one n x n array of doubles
+    pressure = max(footprint / frames - 1.0, 0.05)           # about 0.3, 0.5, 0.7
     writes = int(5000 * pressure)
     page_ins = int(8000 * pressure)
     if cfg["swap"]["clustering"] == "mclustering":
@@ -293,7 +297,9 @@ def test_reproduce_with_a_fake_engine(tmp_path, monkeypatch, capsys):
     printed = capsys.readouterr().out
     summary = json.loads((out / "summary.json").read_text())
     assert [w["name"] for w in summary["workloads"]] == ["LU", "SOR"]
-    assert [w["footprint_pages"] for w in summary["workloads"]] == [79, 176]
+    for w, frames in zip(summary["workloads"], (80, 400)):
+        assert w["frames"] == [frames] * 3
+        assert w["footprints"] == sorted(w["footprints"]) and w["footprints"][0] > frames
     for w in summary["workloads"]:
         assert [r["ratio"] for r in w["rows"]] == [1.3, 1.5, 1.7]
         assert (out / w["figure"]).stat().st_size > 5000

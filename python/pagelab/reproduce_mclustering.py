@@ -155,7 +155,7 @@ def workload_process(entry: dict, quick: bool) -> dict:
     --quick its ``quick`` table laid over it."""
     p = {k: copy.deepcopy(v) for k, v in entry.items() if k not in EXPERIMENT_WORKLOAD_KEYS}
     if quick:
-        p = merge(p, entry.get("quick", {}))
+        p = merge(p, {k: v for k, v in entry.get("quick", {}).items() if k not in EXPERIMENT_WORKLOAD_KEYS})
     return p
 
 

@@ -144,9 +144,14 @@ pub struct Watermarks {
 
 impl Watermarks {
     /// Linux 2.2 (mm/page_alloc.c free_area_init): i = frames/128 clamped to [10, 256];
-    /// min = i, low = 2i, high = 3i.
+    /// min = i, low = 2i, high = 3i; for memories under 120 frames, i = frames/12.
     pub fn linux22(frames: u64) -> Watermarks {
-        let i = (frames / 128).clamp(10, 256);
+        let mut i = (frames / 128).clamp(10, 256);
+        if 3 * i > frames / 4 {
+            // under 120 frames the floor of 10 would hold back most of memory: keep the
+            // reserve below a quarter of it (not a Linux rule; Linux never ran this small)
+            i = frames / 12;
+        }
         Watermarks { min: i, low: 2 * i, high: 3 * i }
     }
 }

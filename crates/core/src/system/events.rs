@@ -26,15 +26,26 @@ pub enum Event {
     LoadControl,
 }
 
+impl Event {
+    /// Periodic events that recur as long as the run lasts; they alone do not make
+    /// progress (a run waiting only on them is stuck).
+    pub fn is_timer(self) -> bool {
+        matches!(self, Event::Sample | Event::KswapdTimer | Event::LoadControl)
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Reverse<(u64, u64, Event)>>,
     seq: u64,
+    /// Pending events that are not timers (disk completions, starts, kswapd runs).
+    work: usize,
 }
 
 impl EventQueue {
     pub fn push(&mut self, time: u64, event: Event) {
         self.seq += 1;
+        self.work += !event.is_timer() as usize;
         self.heap.push(Reverse((time, self.seq, event)));
     }
 
@@ -46,12 +57,20 @@ impl EventQueue {
     /// Removes and returns the earliest event if it is due at or before `now`.
     pub fn pop_due(&mut self, now: u64) -> Option<(u64, Event)> {
         match self.heap.peek() {
-            Some(Reverse((t, _, _))) if *t <= now => self.heap.pop().map(|Reverse((t, _, e))| (t, e)),
+            Some(Reverse((t, _, _))) if *t <= now => self.heap.pop().map(|Reverse((t, _, e))| {
+                self.work -= !e.is_timer() as usize;
+                (t, e)
+            }),
             _ => None,
         }
     }
 
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
+    }
+
+    /// True while an event other than a timer is pending.
+    pub fn has_work(&self) -> bool {
+        self.work > 0
     }
 }

@@ -183,6 +183,20 @@ impl Machine {
                         continue;
                     }
                 }
+                if !self.events.has_work() && !self.ready.iter().any(|&q| self.procs[q as usize].is_runnable()) {
+                    // only timers are pending: unless reclaim frees a frame for a waiting
+                    // process now, nothing will ever change
+                    if !self.frame_waiters.is_empty() && self.reclaim(self.reclaim_batch) > 0 {
+                        self.flush_buffer();
+                        continue;
+                    }
+                    if self.procs.iter().any(|p| matches!(p.state, RunState::NotStarted | RunState::BlockedFrame | RunState::BlockedIo | RunState::Ready)) {
+                        return Err(Error::invalid(
+                            "system",
+                            format!("no process can run and nothing is pending at {:.3} s (deadlock: {} free frames, {} being written)", self.now as f64 / 1e9, self.pool.free, self.pool.writing),
+                        ));
+                    }
+                }
                 match self.events.next_time() {
                     Some(t) => self.now = self.now.max(t),
                     None => return Err(Error::invalid("system", "no process can run and nothing is pending (deadlock)")),

@@ -303,3 +303,29 @@ fn read_around_prefetches_adjacent_pages_and_they_are_used() {
     // reads never exceed the window
     assert!(bsd.read_sizes.len() <= 17);
 }
+
+/// Regression: a tiny memory with watermarks close to it once waited forever for a
+/// frame while the periodic timers kept the clock going. Every combination finishes.
+#[test]
+fn tiny_memories_finish_under_every_combination() {
+    for wm in [Some(Watermarks { min: 10, low: 12, high: 14 }), Some(Watermarks { min: 0, low: 0, high: 0 }), None] {
+        for read_around in [ReadAroundKind::None, ReadAroundKind::Bsd, ReadAroundKind::Linux] {
+            for clustering in [ClusteringKind::None, ClusteringKind::Bsd, ClusteringKind::Mclustering] {
+                for reclaim in [ReclaimKind::Linux22, ReclaimKind::Bsd, ReclaimKind::Clock, ReclaimKind::Lru] {
+                    let procs = vec![
+                        process("p", "scan", &[("pages", 32), ("passes", 2), ("write", 1)]),
+                        process("q", "zipf", &[("pages", 40), ("refs", 2000)]),
+                    ];
+                    let mut cfg = config(16, procs);
+                    cfg.system.watermarks = wm;
+                    cfg.system.reclaim = reclaim;
+                    cfg.swap.read_around = read_around;
+                    cfg.swap.clustering = clustering;
+                    cfg.token.policy = TokenPolicyKind::Paper;
+                    let r = run(&cfg);
+                    assert!(r.processes.iter().all(|p| p.end_ns > 0), "{wm:?} {read_around:?} {clustering:?} {reclaim:?}");
+                }
+            }
+        }
+    }
+}
