@@ -252,7 +252,9 @@ class MissRatioCurve:
         self.distinct_pages = raw["distinct_pages"]
         self.compulsory_faults = raw["compulsory_faults"]
         #: faults[s - 1] = LRU faults with s frames, s = 1 .. distinct_pages
-        self.faults = np.asarray(raw["faults"], dtype=np.uint64)
+        faults = raw["faults"]
+        self.faults = (np.frombuffer(faults, dtype="<u8").astype(np.uint64)
+                       if isinstance(faults, (bytes, bytearray)) else np.asarray(faults, dtype=np.uint64))
 
     def faults_at(self, frames: int) -> int:
         if frames <= 0:
