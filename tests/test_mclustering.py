@@ -4,7 +4,6 @@ experiment file's one-line errors, and (once the engine has [swap] and reclaim =
 the real runs."""
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest

@@ -25,6 +25,8 @@ class ProgressBar:
         self._task = None
         self._offset = 0
         self._last = 0
+        #: how many times the engine restarted its count
+        self.passes = 0
 
     def __enter__(self) -> "ProgressBar":
         return self
@@ -36,6 +38,7 @@ class ProgressBar:
         """The engine restarts its count (e.g. OPT's pre-pass, then the replay)."""
         self._offset += self._last
         self._last = 0
+        self.passes += 1
 
     def __call__(self, done: int) -> None:
         if done < self._last:
@@ -47,15 +50,25 @@ class ProgressBar:
             if time.monotonic() - self.start < self.delay:
                 return
             from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
+            from rich.progress import Progress
 
-            self._progress = Progress(
-                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("records"), TimeElapsedColumn(), TimeRemainingColumn(),
-                console=Console(stderr=True), transient=False)
+            self._progress = Progress(*self._columns(), console=Console(stderr=True), transient=False)
             self._progress.start()
-            self._task = self._progress.add_task(self.description, total=self.total)
+            self._task = self._progress.add_task(self.description, **self._task_fields())
+        self._show(done)
+
+    # What the bar shows; subclasses measuring something else override these three.
+
+    def _columns(self) -> list:
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+        return [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("records"), TimeElapsedColumn(), TimeRemainingColumn()]
+
+    def _task_fields(self) -> dict:
+        return {"total": self.total}
+
+    def _show(self, done: int) -> None:
         self._progress.update(self._task, completed=self._offset + done)
 
     def close(self) -> None:

@@ -15,7 +15,6 @@ import copy
 import json
 import os
 import re
-import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Optional, Union
 
@@ -178,33 +177,17 @@ class SimulatedTimeBar(ProgressBar):
     Each run the engine makes (the shared run, then one dedicated run per process)
     restarts the count; the bar shows the current one."""
 
-    def __call__(self, done_ms: int) -> None:
-        if done_ms < self._last:
-            self.next_pass()
-        self._last = done_ms
-        if not self.enabled:
-            return
-        if self._progress is None:
-            if time.monotonic() - self.start < self.delay:
-                return
-            from rich.console import Console
-            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    def _columns(self) -> list:
+        from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
-            self._progress = Progress(
-                SpinnerColumn(), TextColumn("[bold]{task.description}"),
-                TextColumn("run {task.fields[run]}: {task.fields[sim]:,.1f} simulated s"),
-                TimeElapsedColumn(), console=Console(stderr=True), transient=False)
-            self._progress.start()
-            self._task = self._progress.add_task(self.description, total=None, run=1, sim=0.0)
-        self._progress.update(self._task, sim=done_ms / 1000.0, run=self._passes + 1)
+        return [SpinnerColumn(), TextColumn("[bold]{task.description}"),
+                TextColumn("run {task.fields[run]}: {task.fields[sim]:,.1f} simulated s"), TimeElapsedColumn()]
 
-    @property
-    def _passes(self) -> int:
-        return getattr(self, "_pass_count", 0)
+    def _task_fields(self) -> dict:
+        return {"total": None, "run": 1, "sim": 0.0}
 
-    def next_pass(self) -> None:
-        super().next_pass()
-        self._pass_count = self._passes + 1
+    def _show(self, done_ms: int) -> None:
+        self._progress.update(self._task, sim=done_ms / 1000.0, run=self.passes + 1)
 
 
 # ---------------------------------------------------------------- running
