@@ -337,6 +337,20 @@ def run_reproduce(name: str, out_dir: Optional[str], quick: bool = False, progre
     return _runner(experiment_kind(path))(path, out_dir, quick, progress)
 
 
+def write_outputs(out: Path, summary: dict, table_rows: List[dict], runs: dict, started: float) -> None:
+    """The files every experiment writes, each whole or not at all: every run's full
+    result under runs/ (to plot again or inspect), table.csv, and summary.json with the
+    wall time since ``started``."""
+    import pandas as pd
+
+    for name, raw in runs.items():
+        write_text(out / "runs" / f"{name}.json", json.dumps(raw))
+    with atomic_path(out / "table.csv") as tmp:
+        pd.DataFrame(table_rows).to_csv(tmp, index=False)
+    summary["seconds"] = round(time.perf_counter() - started, 2)
+    write_text(out / "summary.json", json.dumps(summary, indent=2))
+
+
 def run_token_lru(path: Path, out_dir: Optional[str], quick: bool = False, progress=None) -> int:
     """token-ordered-lru.txt section 6 (Table 2) and section 5.4 (figure 11)."""
     from .cli import print_table
@@ -411,16 +425,9 @@ def run_token_lru(path: Path, out_dir: Optional[str], quick: bool = False, progr
                        "rule": "the token reduces total faults and summed slowdown of a pair"},
         "section54": section54, "figures": figures,
     }
-    # every run's full result, to plot again or inspect
-    for label, runs in runs_raw.items():
-        for policy, raw in runs.items():
-            write_text(out / "runs" / f"{safe_name(label)}-{policy}.json", json.dumps(raw))
-    import pandas as pd
-
-    with atomic_path(out / "table.csv") as tmp:
-        pd.DataFrame(table_csv_rows(pairs)).to_csv(tmp, index=False)
-    summary["seconds"] = round(time.perf_counter() - started, 2)
-    write_text(out / "summary.json", json.dumps(summary, indent=2))
+    write_outputs(out, summary, table_csv_rows(pairs),
+                  {f"{safe_name(label)}-{policy}": raw for label, runs in runs_raw.items()
+                   for policy, raw in runs.items()}, started)
 
     columns, rows = table2_layout(pairs)
     print_table(f"{summary['experiment']}: Table 2 of {exp.get('paper', '')}, ours beside the paper's "

@@ -14,15 +14,13 @@ writes by cluster size at 1.5x. The file format is in docs/system-config.md.
 from __future__ import annotations
 
 import copy
-import json
 import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from . import _core
 from ._core import PagelabError
-from .files import atomic_path, write_text
-from .reproduce import fmt_pct, footprint_pages, reduction_pct
+from .reproduce import fmt_pct, footprint_pages, reduction_pct, write_outputs
 from .system import SimulatedTimeBar, normalize_config, read_toml, run_engine, safe_name
 
 KIND = "mclustering"
@@ -433,14 +431,7 @@ def run_mclustering(path: Path, out_dir: Optional[str], quick: bool = False, pro
                                       for k, _ in CONFIGS},
         "base": base, "workloads": workloads, "acceptance": acc, "figures": figures,
     }
-    for name, raw in raws.items():
-        write_text(out / "runs" / f"{name}.json", json.dumps(raw))
-    import pandas as pd
-
-    with atomic_path(out / "table.csv") as tmp:
-        pd.DataFrame(table_csv_rows(workloads)).to_csv(tmp, index=False)
-    summary["seconds"] = round(time.perf_counter() - started, 2)
-    write_text(out / "summary.json", json.dumps(summary, indent=2))
+    write_outputs(out, summary, table_csv_rows(workloads), raws, started)
 
     columns, rows = figure_layout(workloads)
     print_table(f"{summary['experiment']}: figures 3 and 4 of {exp.get('paper', '')}, "
