@@ -359,3 +359,11 @@ def test_reproduce_full_meets_the_acceptance_bar(tmp_path):
     lru = sum(p["major_faults"] for p in runs["none"]["processes"])
     token = sum(p["major_faults"] for p in runs["paper"]["processes"])
     assert token * 10 < lru, (token, lru)
+
+
+@needs_engine
+def test_too_small_swap_area_is_one_line(tmp_path):
+    path = write(tmp_path, SMALL.replace("frames = 150\n", "frames = 150\nswap_slots = 10\n", 1), "small.toml")
+    r = run_cli("run", path, "--out", tmp_path / "out")
+    assert_user_error(r, "small.toml", "system.swap_slots")
+    assert not (tmp_path / "out").exists()

@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 
-use super::config::{ClusteringKind, ReadAroundKind, ReclaimKind, SwapConfig, SystemConfig};
+use super::config::{ClusteringKind, ReadAroundKind, SwapConfig, SystemConfig};
 use super::pageout::{allocate_bsd, allocate_mclustering, compose_cluster, ClusterBuffer, Write};
 use super::disk::{Disk, IoKind};
 use super::events::{Event, EventQueue};
@@ -76,7 +76,6 @@ pub struct Machine {
     last_cpu_busy: u64,
     last_disk_busy: u64,
     last_sample_ns: u64,
-    space_time_pages: Option<Vec<u64>>,
     space_time_buckets: u32,
     swap_cfg: SwapConfig,
     seed: u64,
@@ -139,7 +138,6 @@ impl Machine {
             last_cpu_busy: 0,
             last_disk_busy: 0,
             last_sample_ns: 0,
-            space_time_pages,
             space_time_buckets: s.space_time_buckets,
             swap_cfg: cfg.swap.clone(),
             seed: s.seed,
@@ -475,7 +473,7 @@ impl Machine {
             self.now += self.minor_ns;
             return Ok(FaultOutcome::Continue);
         }
-        if !self.take_frame()? {
+        if !self.take_frame() {
             self.procs[p as usize].state = RunState::BlockedFrame;
             self.frame_waiters.push_back(p);
             return Ok(FaultOutcome::Blocked);
@@ -537,7 +535,7 @@ impl Machine {
     /// it the faulting process reclaims directly first (Linux 2.2 __get_free_pages),
     /// unless a batch of page-out writes is already in flight.
     /// False when none can be had now (the process waits for a write to finish).
-    fn take_frame(&mut self) -> Result<bool> {
+    fn take_frame(&mut self) -> bool {
         // with a batch of pages already on their way out the process waits for them
         // instead of evicting more: otherwise a program that outruns the disk has its
         // newest pages thrown out one by one behind the write queue
@@ -546,14 +544,14 @@ impl Machine {
             self.flush_buffer();
         }
         if self.pool.free == 0 {
-            return Ok(false);
+            return false;
         }
         self.pool.free -= 1;
         if self.pool.below_low() && !self.kswapd_pending {
             self.kswapd_pending = true;
             self.events.push(self.now, Event::Kswapd);
         }
-        Ok(true)
+        true
     }
 
     /// Evicts pages until `n` have gone (a page-out cluster counts all its pages, as the
@@ -858,10 +856,6 @@ impl Machine {
     }
 
     fn finish(mut self) -> SystemResult {
-        if let Some(h) = self.token.holder() {
-            // still held at the end (the holder's exit releases it, so only if it never exited)
-            let _ = h;
-        }
         let names: Vec<String> = self.procs.iter().map(|p| p.name.clone()).collect();
         let stats = self.disk.stats().clone();
         let end = self.now;
@@ -886,7 +880,6 @@ impl Machine {
                 space_time: p.space_time.take(),
             })
             .collect();
-        let _ = &self.space_time_pages;
         SystemResult {
             end_ns: end,
             cpu_busy_ns: self.cpu_busy,
@@ -908,10 +901,5 @@ impl Machine {
                 .map(|e| TokenRecord { t_ns: e.t_ns, event: e.event, process: names[e.process as usize].clone() })
                 .collect(),
         }
-    }
-
-    /// Distinct pages each process touched (for space-time bucket sizes).
-    pub fn reclaim_kind(&self) -> ReclaimKind {
-        self.reclaimer.kind
     }
 }

@@ -23,7 +23,7 @@ pub use config::SystemConfig;
 pub use results::{ProcessResult, SystemResult};
 
 use crate::trace::Progress;
-use crate::Result;
+use crate::{Error, Result};
 
 /// Frames of a dedicated run: more than any process can touch.
 const UNLIMITED_FRAMES: u64 = (u32::MAX / 2 - 1) as u64;
@@ -31,12 +31,9 @@ const UNLIMITED_FRAMES: u64 = (u32::MAX / 2 - 1) as u64;
 /// Runs the system, and every process alone for its dedicated time.
 pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult> {
     cfg.validate()?;
-    // open every source once now, so that a bad workload parameter or trace is reported
-    // against the process that names it
-    for (i, p) in cfg.processes.iter().enumerate() {
-        p.source(cfg.system.page_size, cfg.system.seed, i)?.open().map_err(|e| crate::Error::invalid(format!("processes[{i}]"), e.to_string()))?;
-    }
-    // dedicated runs: each process alone, no memory pressure, no token (in parallel)
+    // dedicated runs: each process alone, no memory pressure, no token (in parallel).
+    // They are the first to read each source, so their errors (a bad workload parameter,
+    // a corrupt trace) are reported against the process that names it.
     let dedicated: Vec<(u64, u64)> = (0..cfg.processes.len())
         .into_par_iter()
         .map(|i| {
@@ -46,15 +43,27 @@ pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult
             alone.token = Default::default();
             alone.load_control = Default::default();
             alone.system.space_time = false;
-            let r = machine::Machine::new(&alone, UNLIMITED_FRAMES, 1, None)?.run(&mut |_| true)?;
+            let r = machine::Machine::new(&alone, UNLIMITED_FRAMES, 1, None)
+                .and_then(|m| m.run(&mut |_| true))
+                .map_err(|e| Error::invalid(format!("processes[{i}]"), e.to_string()))?;
             let p = &r.processes[0];
-            let pages = p.series.mad.iter().copied().max().unwrap_or(0).max(p.minor_faults);
-            Ok((p.end_ns - p.start_ns, pages))
+            // nothing is evicted when alone, so each page is touched for the first time
+            // exactly once: the minor faults are the distinct pages
+            Ok((p.end_ns - p.start_ns, p.minor_faults))
         })
         .collect::<Result<_>>()?;
     let total_pages: u64 = dedicated.iter().map(|d| d.1).sum();
     let swap_slots = if cfg.system.swap_slots > 0 {
-        cfg.system.swap_slots
+        // a page holds at most one slot at a time, so free slots for every page suffice
+        let s = cfg.system.swap_slots;
+        let free = s - (s as f64 * cfg.swap.fragmentation) as u64;
+        if free < total_pages {
+            return Err(Error::invalid(
+                "system.swap_slots",
+                format!("expected room for the {total_pages} pages the processes touch, got {s} slots ({free} free after fragmentation)"),
+            ));
+        }
+        s
     } else {
         // room for every page with slack for clusters, and for the pre-occupied share
         ((total_pages + total_pages / 4 + 1024) as f64 / (1.0 - cfg.swap.fragmentation)).ceil() as u64

@@ -329,3 +329,22 @@ fn tiny_memories_finish_under_every_combination() {
         }
     }
 }
+
+/// User mistakes are one-line errors naming the key, never a panic: a swap area too small
+/// for the pages the processes touch, and a bad workload parameter.
+#[test]
+fn too_small_a_swap_area_and_bad_sources_are_errors() {
+    let mut cfg = config(50, vec![process("a", "scan", &[("pages", 100), ("passes", 2), ("write", 1)])]);
+    cfg.system.swap_slots = 60;
+    let e = run_system(&cfg, &mut |_| true).unwrap_err().to_string();
+    assert!(e.starts_with("system.swap_slots:") && e.contains("100 pages"), "{e}");
+    cfg.swap.fragmentation = 0.5;
+    cfg.system.swap_slots = 150;
+    let e = run_system(&cfg, &mut |_| true).unwrap_err().to_string();
+    assert!(e.contains("75 free"), "{e}");
+    cfg.system.swap_slots = 200;
+    assert!(run_system(&cfg, &mut |_| true).is_ok());
+    let cfg = config(50, vec![process("a", "scan", &[]), process("b", "lu", &[("bogus", 1)])]);
+    let e = run_system(&cfg, &mut |_| true).unwrap_err().to_string();
+    assert!(e.starts_with("processes[1]:") && e.contains("bogus"), "{e}");
+}
