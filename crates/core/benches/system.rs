@@ -20,7 +20,7 @@ fn throughput(c: &mut Criterion) {
     group.sample_size(10);
     for policy in [TokenPolicyKind::None, TokenPolicyKind::Paper] {
         let cfg = config(policy);
-        let touches: u64 = Machine::new(&cfg, 176, 1 << 16, None).unwrap().run(&mut |_| true).unwrap().processes.iter().map(|p| p.records).sum();
+        let touches: u64 = Machine::new(&cfg, 176, 1 << 16, None).unwrap().run(&mut |_| true).unwrap().processes.iter().map(|p| p.counters.records).sum();
         group.throughput(Throughput::Elements(touches));
         group.bench_function(format!("{policy:?}"), |b| {
             b.iter(|| Machine::new(&cfg, 176, 1 << 16, None).unwrap().run(&mut |_| true).unwrap())

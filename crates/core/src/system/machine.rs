@@ -343,7 +343,7 @@ impl Machine {
         let now = self.now;
         let proc = &mut self.procs[p as usize];
         proc.suspended = false;
-        proc.suspended_ns += now - proc.suspended_since;
+        proc.counters.suspended_ns += now - proc.suspended_since;
         self.token.events.push(super::token::TokenEvent { t_ns: now, event: "resume", process: p });
         if proc.state == RunState::Ready {
             self.ready.push_back(p);
@@ -445,8 +445,8 @@ impl Machine {
         }
         proc.pos = pos;
         proc.carry = carry;
-        proc.references += refs;
-        proc.records += recs;
+        proc.counters.references += refs;
+        proc.counters.records += recs;
         proc.interval_nap += nap;
         self.prefetch_hits += prefetch_hits;
         self.now = now;
@@ -469,7 +469,7 @@ impl Machine {
             self.pages.flags[gid as usize] = f | RESIDENT;
             self.pool.writing -= 1;
             self.make_resident_counted(p, gid);
-            self.procs[p as usize].minor_faults += 1;
+            self.procs[p as usize].counters.minor_faults += 1;
             self.now += self.minor_ns;
             return Ok(FaultOutcome::Continue);
         }
@@ -484,13 +484,13 @@ impl Machine {
             let procs = &self.procs;
             let (grabbed, previous) = self.token.on_major_fault(p, self.now, short, |q| procs[q as usize].priority);
             if grabbed {
-                self.procs[p as usize].token_grabs += 1;
+                self.procs[p as usize].counters.token_grabs += 1;
             }
             self.account_release(previous);
             let proc = &mut self.procs[p as usize];
-            proc.major_faults += 1;
+            proc.counters.major_faults += 1;
             proc.interval_npf += 1;
-            proc.page_ins += 1;
+            proc.counters.page_ins += 1;
             proc.swapping = true;
             self.total_major += 1;
             self.now += self.major_cpu_ns;
@@ -515,7 +515,7 @@ impl Machine {
         }
         self.pages.flags[gid as usize] = f | TOUCHED | RESIDENT;
         self.make_resident_counted(p, gid);
-        self.procs[p as usize].minor_faults += 1;
+        self.procs[p as usize].counters.minor_faults += 1;
         self.now += self.minor_ns;
         Ok(FaultOutcome::Continue)
     }
@@ -527,7 +527,7 @@ impl Machine {
 
     fn account_release(&mut self, released: Option<(u16, u64)>) {
         if let Some((h, held)) = released {
-            self.procs[h as usize].token_held_ns += held;
+            self.procs[h as usize].counters.token_held_ns += held;
         }
     }
 
@@ -599,7 +599,7 @@ impl Machine {
             }
             self.pages.flags[gid as usize] = (base & !(DIRTY | SWAP_VALID)) | WRITING;
             self.pool.writing += 1;
-            self.procs[owner as usize].page_outs += 1;
+            self.procs[owner as usize].counters.page_outs += 1;
             let done = self.disk.submit(self.now, IoKind::Write, slot as u64, 1);
             self.events.push(done, Event::WriteDone(gid));
         } else {
@@ -614,7 +614,7 @@ impl Machine {
     fn unmap_for_write(&mut self, gid: Gid) {
         let owner = self.pages.owner[gid as usize];
         self.procs[owner as usize].rss -= 1;
-        self.procs[owner as usize].page_outs += 1;
+        self.procs[owner as usize].counters.page_outs += 1;
         self.reclaimer.on_gone(gid);
         let f = self.pages.flags[gid as usize];
         self.pages.flags[gid as usize] = (f & !(RESIDENT | REFERENCED | DIRTY | SWAP_VALID | PREFETCHED)) | WRITING;
@@ -793,7 +793,7 @@ impl Machine {
         proc.end_ns = now;
         if proc.suspended {
             proc.suspended = false;
-            proc.suspended_ns += now - proc.suspended_since;
+            proc.counters.suspended_ns += now - proc.suspended_since;
         }
         proc.close();
         self.live -= 1;
@@ -867,15 +867,7 @@ impl Machine {
                 start_ns: p.start_ns,
                 end_ns: p.end_ns,
                 dedicated_ns: 0,
-                references: p.references,
-                records: p.records,
-                major_faults: p.major_faults,
-                minor_faults: p.minor_faults,
-                page_ins: p.page_ins,
-                page_outs: p.page_outs,
-                token_grabs: p.token_grabs,
-                token_held_ns: p.token_held_ns,
-                suspended_ns: p.suspended_ns,
+                counters: std::mem::take(&mut p.counters),
                 series: std::mem::take(&mut p.series),
                 space_time: p.space_time.take(),
             })

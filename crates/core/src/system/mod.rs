@@ -49,7 +49,7 @@ pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult
             let p = &r.processes[0];
             // nothing is evicted when alone, so each page is touched for the first time
             // exactly once: the minor faults are the distinct pages
-            Ok((p.end_ns - p.start_ns, p.minor_faults))
+            Ok((p.end_ns - p.start_ns, p.counters.minor_faults))
         })
         .collect::<Result<_>>()?;
     let total_pages: u64 = dedicated.iter().map(|d| d.1).sum();

@@ -2,6 +2,7 @@
 //! page), its CPU cost model, scheduling state and counters.
 
 use super::memory::{Gid, NO_GID};
+use super::results::ProcessCounters;
 use crate::source::SourceSpec;
 use crate::trace::{RefBatch, RefSource};
 use crate::Result;
@@ -70,15 +71,7 @@ pub struct Process {
     pub walk_cursor: usize,
     pub rss: u64,
     pub mad: u64,
-    pub references: u64,
-    pub records: u64,
-    pub major_faults: u64,
-    pub minor_faults: u64,
-    pub page_ins: u64,
-    pub page_outs: u64,
-    pub token_grabs: u64,
-    pub token_held_ns: u64,
-    pub suspended_ns: u64,
+    pub counters: ProcessCounters,
     /// Counters of the current sample interval.
     pub interval_nap: u64,
     pub interval_npf: u64,
@@ -111,15 +104,7 @@ impl Process {
             walk_cursor: 0,
             rss: 0,
             mad: 0,
-            references: 0,
-            records: 0,
-            major_faults: 0,
-            minor_faults: 0,
-            page_ins: 0,
-            page_outs: 0,
-            token_grabs: 0,
-            token_held_ns: 0,
-            suspended_ns: 0,
+            counters: ProcessCounters::default(),
             interval_nap: 0,
             interval_npf: 0,
             series: ProcessSeries::default(),

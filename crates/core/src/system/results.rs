@@ -2,6 +2,22 @@
 
 use super::process::{ProcessSeries, SpaceTime};
 
+/// What a process did, counted while it runs and reported as it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProcessCounters {
+    pub references: u64,
+    pub records: u64,
+    pub major_faults: u64,
+    pub minor_faults: u64,
+    /// Pages read by its major faults.
+    pub page_ins: u64,
+    /// Its pages written out.
+    pub page_outs: u64,
+    pub token_grabs: u64,
+    pub token_held_ns: u64,
+    pub suspended_ns: u64,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProcessResult {
     pub name: String,
@@ -9,15 +25,7 @@ pub struct ProcessResult {
     pub end_ns: u64,
     /// The same process alone with all the memory it wants (no major faults).
     pub dedicated_ns: u64,
-    pub references: u64,
-    pub records: u64,
-    pub major_faults: u64,
-    pub minor_faults: u64,
-    pub page_ins: u64,
-    pub page_outs: u64,
-    pub token_grabs: u64,
-    pub token_held_ns: u64,
-    pub suspended_ns: u64,
+    pub counters: ProcessCounters,
     pub series: ProcessSeries,
     pub space_time: Option<SpaceTime>,
 }

@@ -38,11 +38,11 @@ fn alone_with_enough_memory_there_are_no_major_faults() {
     let cfg = config(100_000, vec![process("lu", "lu", &[("n", 64)])]);
     let r = run(&cfg);
     let p = &r.processes[0];
-    assert_eq!(p.major_faults, 0);
-    assert_eq!(p.page_outs, 0);
-    assert_eq!(p.minor_faults, 8); // 64*64*8 bytes = 8 pages, first touches
+    assert_eq!(p.counters.major_faults, 0);
+    assert_eq!(p.counters.page_outs, 0);
+    assert_eq!(p.counters.minor_faults, 8); // 64*64*8 bytes = 8 pages, first touches
     assert!((p.slowdown() - 1.0).abs() < 1e-9, "{}", p.slowdown());
-    assert!(p.references > 0 && p.end_ns > 0);
+    assert!(p.counters.references > 0 && p.end_ns > 0);
 }
 
 #[test]
@@ -56,8 +56,8 @@ fn two_loops_that_do_not_fit_page_and_slow_down() {
     cfg.system.quantum_ms = 0.002;
     let r = run(&cfg);
     for p in &r.processes {
-        assert!(p.major_faults > 100, "{}: {}", p.name, p.major_faults);
-        assert!(p.page_outs > 100);
+        assert!(p.counters.major_faults > 100, "{}: {}", p.name, p.counters.major_faults);
+        assert!(p.counters.page_outs > 100);
         assert!(p.slowdown() > 2.0, "{}: {}", p.name, p.slowdown());
     }
     assert!(r.disk_reads > 0 && r.disk_writes > 0);
@@ -95,7 +95,7 @@ fn with_memory_for_both_the_token_changes_nothing() {
     let mut cfg = config(5000, procs);
     cfg.system.quantum_ms = 0.5;
     let base = run(&cfg);
-    assert_eq!(base.processes.iter().map(|p| p.major_faults).sum::<u64>(), 0);
+    assert_eq!(base.processes.iter().map(|p| p.counters.major_faults).sum::<u64>(), 0);
     for policy in [TokenPolicyKind::Paper, TokenPolicyKind::Linux2620] {
         let r = run(&with_token(cfg.clone(), policy));
         assert_eq!(r.processes, base.processes, "{policy:?}");
@@ -115,11 +115,11 @@ fn the_token_ends_thrashing_of_two_cyclic_loops() {
     let cfg = config(600, vec![loops("small", 530), loops("large", 580)]);
     let lru = run(&cfg);
     let token = run(&with_token(cfg, TokenPolicyKind::Paper));
-    let faults = |r: &SystemResult| r.processes.iter().map(|p| p.major_faults).sum::<u64>();
+    let faults = |r: &SystemResult| r.processes.iter().map(|p| p.counters.major_faults).sum::<u64>();
     let time = |r: &SystemResult| r.processes.iter().map(|p| p.slowdown()).sum::<f64>();
     assert!(faults(&token) * 3 < faults(&lru), "{} vs {}", faults(&token), faults(&lru));
     assert!(time(&token) * 2.0 < time(&lru), "{} vs {}", time(&token), time(&lru));
-    assert!(token.processes.iter().map(|p| p.token_grabs).sum::<u64>() >= 1);
+    assert!(token.processes.iter().map(|p| p.counters.token_grabs).sum::<u64>() >= 1);
 }
 
 /// An oracle tying the timed system to replay: with exact global LRU reclaim, no
@@ -139,9 +139,9 @@ fn lru_reclaim_faults_like_lru_replay() {
         let spec = p.source(4096, 0, 0).unwrap();
         let rc = ReplayConfig { policies: vec![PolicyKind::Lru], frames: vec![20], seed: 0 };
         let expected = replay(&|| spec.open(), &rc, &mut |_| true).unwrap()[0].faults;
-        let got = r.processes[0].major_faults + r.processes[0].minor_faults;
+        let got = r.processes[0].counters.major_faults + r.processes[0].counters.minor_faults;
         assert_eq!(got, expected, "{workload}");
-        assert!(r.processes[0].major_faults > 0, "{workload}");
+        assert!(r.processes[0].counters.major_faults > 0, "{workload}");
     }
 }
 
@@ -153,7 +153,7 @@ fn every_reclaim_policy_pages_under_pressure() {
         cfg.system.reclaim = kind;
         cfg.system.quantum_ms = 0.5;
         let r = run(&cfg);
-        let majors: u64 = r.processes.iter().map(|p| p.major_faults).sum();
+        let majors: u64 = r.processes.iter().map(|p| p.counters.major_faults).sum();
         assert!(majors > 50, "{kind:?}: {majors}");
         assert!(r.processes.iter().all(|p| p.end_ns > p.start_ns));
     }
@@ -174,9 +174,9 @@ fn load_control_suspends_under_thrashing() {
     let mut lc = cfg.clone();
     lc.load_control = LoadControlConfig { enabled: true, high_faults_per_s: 20.0, low_faults_per_s: 5.0, window_s: 1.0 };
     let r = run(&lc);
-    let faults = |r: &SystemResult| r.processes.iter().map(|p| p.major_faults).sum::<u64>();
+    let faults = |r: &SystemResult| r.processes.iter().map(|p| p.counters.major_faults).sum::<u64>();
     assert!(faults(&r) * 4 < faults(&plain) * 3, "{} vs {}", faults(&r), faults(&plain));
-    assert!(r.processes.iter().any(|p| p.suspended_ns > 0));
+    assert!(r.processes.iter().any(|p| p.counters.suspended_ns > 0));
     assert!(r.token_events.iter().any(|e| e.event == "suspend"));
 }
 
@@ -199,7 +199,7 @@ fn cpu_cost_from_instruction_gaps() {
     let r = run(&cfg);
     let expected = 5 * 10 + (100 + 1000) * 2 + 2 * 500;
     assert_eq!(r.processes[0].end_ns, expected);
-    assert_eq!(r.processes[0].references, 5);
+    assert_eq!(r.processes[0].counters.references, 5);
 }
 
 /// Measurement does not perturb: the sampling interval changes the series, never the
@@ -218,7 +218,7 @@ fn the_sampling_interval_changes_no_number() {
     assert!(a.disk_writes > 100);
     assert_eq!((a.end_ns, a.disk_reads, a.disk_writes, a.prefetched), (b.end_ns, b.disk_reads, b.disk_writes, b.prefetched));
     for (p, q) in a.processes.iter().zip(&b.processes) {
-        assert_eq!((p.end_ns, p.major_faults, p.minor_faults, p.page_outs), (q.end_ns, q.major_faults, q.minor_faults, q.page_outs));
+        assert_eq!((p.end_ns, p.counters.major_faults, p.counters.minor_faults, p.counters.page_outs), (q.end_ns, q.counters.major_faults, q.counters.minor_faults, q.counters.page_outs));
     }
     assert_ne!(a.series.t_s.len(), b.series.t_s.len());
 }
@@ -242,7 +242,7 @@ fn mclustering_cuts_lu_writes_and_time() {
     assert!(bsd.disk_writes > 1000, "{}", bsd.disk_writes);
     assert!(mcl.disk_writes * 2 < bsd.disk_writes, "{} vs {}", mcl.disk_writes, bsd.disk_writes);
     assert!(mcl.end_ns < bsd.end_ns);
-    let (pb, pm) = (bsd.processes[0].page_ins as f64, mcl.processes[0].page_ins as f64);
+    let (pb, pm) = (bsd.processes[0].counters.page_ins as f64, mcl.processes[0].counters.page_ins as f64);
     assert!((pm / pb - 1.0).abs() < 0.1, "{pb} vs {pm}");
     // no write is larger than the buffer, and BSD's are mostly small
     assert!(mcl.write_sizes.len() <= 17);
@@ -294,9 +294,9 @@ fn read_around_prefetches_adjacent_pages_and_they_are_used() {
     let bsd = swap_run("scan", &params, 1200, ClusteringKind::Bsd, |_| {});
     let linux = swap_run("scan", &params, 1200, ClusteringKind::Bsd, |c| c.swap.read_around = ReadAroundKind::Linux);
     assert_eq!(none.prefetched, 0);
-    assert!(none.processes[0].major_faults > 1000);
+    assert!(none.processes[0].counters.major_faults > 1000);
     for r in [&bsd, &linux] {
-        assert!(r.processes[0].major_faults * 5 < none.processes[0].major_faults, "{}", r.processes[0].major_faults);
+        assert!(r.processes[0].counters.major_faults * 5 < none.processes[0].counters.major_faults, "{}", r.processes[0].counters.major_faults);
         assert!(r.prefetch_hits * 10 > r.prefetched * 9, "{} of {}", r.prefetch_hits, r.prefetched);
         assert!(r.end_ns < none.end_ns);
     }
