@@ -280,12 +280,7 @@ impl Machine {
                     nf |= SWAP_VALID;
                 } else if self.swap_cfg.clustering != ClusteringKind::None {
                     // stale (written again since) or its process exited: free the slot
-                    let slot = self.pages.slot[gid as usize];
-                    if slot != NO_SLOT {
-                        self.swap.free(slot as u64, 1);
-                        self.slot_owner[slot as usize] = NO_GID;
-                        self.pages.slot[gid as usize] = NO_SLOT;
-                    }
+                    release_slot(&mut self.swap, &mut self.slot_owner, &mut self.pages.slot, gid);
                 }
                 self.pages.flags[gid as usize] = nf;
                 if f & RESIDENT == 0 {
@@ -416,12 +411,7 @@ impl Machine {
             if write {
                 if *f & SWAP_VALID != 0 && free_stale {
                     // the swap copy is stale now: BSD frees its slot (swap_pager_freespace)
-                    let slot = slots[gid as usize];
-                    if slot != NO_SLOT {
-                        swap.free(slot as u64, 1);
-                        slot_owner[slot as usize] = NO_GID;
-                        slots[gid as usize] = NO_SLOT;
-                    }
+                    release_slot(swap, slot_owner, slots, gid);
                 }
                 *f = (*f | DIRTY) & !SWAP_VALID;
             }
@@ -577,31 +567,32 @@ impl Machine {
     /// number of pages that left memory.
     fn evict(&mut self, gid: Gid) -> u32 {
         let f = self.pages.flags[gid as usize];
-        if f & DIRTY != 0 && f & WRITING == 0 && self.swap_cfg.clustering != ClusteringKind::None {
-            return self.launder(gid);
+        if f & DIRTY != 0 && f & WRITING == 0 {
+            if self.swap_cfg.clustering != ClusteringKind::None {
+                return self.launder(gid);
+            }
+            // written alone, to the slot the page keeps for life
+            self.unmap_for_write(gid);
+            let mut slot = self.pages.slot[gid as usize];
+            if slot == NO_SLOT {
+                // run_system checked that the swap area has a slot for every page
+                slot = self.swap.allocate_one().expect("swap sized to hold every page") as u32;
+                self.pages.slot[gid as usize] = slot;
+                self.slot_owner[slot as usize] = gid;
+            }
+            let done = self.disk.submit(self.now, IoKind::Write, slot as u64, 1);
+            self.events.push(done, Event::WriteDone(gid));
+            return 1;
         }
         let owner = self.pages.owner[gid as usize];
         self.procs[owner as usize].rss -= 1;
         self.reclaimer.on_gone(gid);
-        let f = self.pages.flags[gid as usize];
         let base = f & !(RESIDENT | REFERENCED);
         if f & WRITING != 0 {
             // rescued from the swap cache and evicted again before the write finished:
             // the frame is released when that write completes
             self.pages.flags[gid as usize] = base & !DIRTY;
             self.pool.writing += 1;
-        } else if f & DIRTY != 0 {
-            let mut slot = self.pages.slot[gid as usize];
-            if slot == NO_SLOT {
-                slot = self.swap.allocate_one().expect("swap sized to hold every page") as u32;
-                self.pages.slot[gid as usize] = slot;
-                self.slot_owner[slot as usize] = gid;
-            }
-            self.pages.flags[gid as usize] = (base & !(DIRTY | SWAP_VALID)) | WRITING;
-            self.pool.writing += 1;
-            self.procs[owner as usize].counters.page_outs += 1;
-            let done = self.disk.submit(self.now, IoKind::Write, slot as u64, 1);
-            self.events.push(done, Event::WriteDone(gid));
         } else {
             self.pages.flags[gid as usize] = base;
             self.free_frame();
@@ -610,7 +601,7 @@ impl Machine {
     }
 
     /// Takes a resident dirty page out of memory for a page-out write: its frame stays
-    /// held until the write completes.
+    /// held until the write completes. Its swap slot is left to the caller.
     fn unmap_for_write(&mut self, gid: Gid) {
         let owner = self.pages.owner[gid as usize];
         self.procs[owner as usize].rss -= 1;
@@ -619,12 +610,6 @@ impl Machine {
         let f = self.pages.flags[gid as usize];
         self.pages.flags[gid as usize] = (f & !(RESIDENT | REFERENCED | DIRTY | SWAP_VALID | PREFETCHED)) | WRITING;
         self.pool.writing += 1;
-        let slot = self.pages.slot[gid as usize];
-        if slot != NO_SLOT {
-            self.swap.free(slot as u64, 1);
-            self.slot_owner[slot as usize] = NO_GID;
-            self.pages.slot[gid as usize] = NO_SLOT;
-        }
     }
 
     /// Page-out of a dirty victim with clustering (mclustering-pageout.txt section 2):
@@ -651,6 +636,8 @@ impl Machine {
         let cluster: Vec<Gid> = (lo..=hi).map(|v| self.procs[owner as usize].by_vpage[&v]).collect();
         for &g in &cluster {
             self.unmap_for_write(g);
+            // its old slot is stale: clustered page-outs allocate runs afresh
+            release_slot(&mut self.swap, &mut self.slot_owner, &mut self.pages.slot, g);
         }
         let pages = cluster.len() as u32;
         match self.swap_cfg.clustering {
@@ -778,11 +765,8 @@ impl Machine {
                 }
             }
             self.pages.flags[gid as usize] = f & WRITING;
-            let slot = self.pages.slot[gid as usize];
-            if f & WRITING == 0 && slot != NO_SLOT && self.swap_cfg.clustering != ClusteringKind::None {
-                self.swap.free(slot as u64, 1);
-                self.slot_owner[slot as usize] = NO_GID;
-                self.pages.slot[gid as usize] = NO_SLOT;
+            if f & WRITING == 0 && self.swap_cfg.clustering != ClusteringKind::None {
+                release_slot(&mut self.swap, &mut self.slot_owner, &mut self.pages.slot, gid);
             }
         }
         let proc = &mut self.procs[p as usize];
@@ -893,5 +877,18 @@ impl Machine {
                 .map(|e| TokenRecord { t_ns: e.t_ns, event: e.event, process: names[e.process as usize].clone() })
                 .collect(),
         }
+    }
+}
+
+/// Frees a page's swap slot, if it has one (its swap copy is stale or no longer wanted).
+/// A free function over the three fields so that the hit loop, which borrows them
+/// apart, can use it too.
+#[inline]
+fn release_slot(swap: &mut SwapSpace, slot_owner: &mut [Gid], slots: &mut [u32], gid: Gid) {
+    let slot = slots[gid as usize];
+    if slot != NO_SLOT {
+        swap.free(slot as u64, 1);
+        slot_owner[slot as usize] = NO_GID;
+        slots[gid as usize] = NO_SLOT;
     }
 }
