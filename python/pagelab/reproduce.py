@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import List, Optional
 
-from . import _core
+from . import _core, api
 from ._core import PagelabError
 from .files import atomic_path, write_text
 from .system import SimulatedTimeBar, normalize_config, read_toml, run_engine, safe_name
@@ -234,15 +234,13 @@ def footprint_pages(process: dict, page_size: int, base_dir: Path) -> int:
     """Distinct pages a process touches (its peak memory demand when nothing is freed),
     from one pass over its references (trace_info)."""
     if "workload" in process:
-        params = {k: str(v).lower() if isinstance(v, bool) else str(v)
-                  for k, v in process.get("params", {}).items()}
-        spec = {"workload": process["workload"], "params": params, "page_size": page_size,
-                "seed": int(process.get("seed", 0))}
+        source = api.Workload(process["workload"], seed=int(process.get("seed", 0)), page_size=page_size,
+                              **process.get("params", {}))
     else:
         path = Path(process["trace"])
-        spec = {"trace": os.fspath(path if path.is_absolute() else base_dir / path),
-                "format": process.get("format"), "page_size": page_size}
-    return int(_core.trace_info(spec, None)["distinct_pages"])
+        source = api.Trace(path if path.is_absolute() else base_dir / path, format=process.get("format"),
+                           page_size=page_size)
+    return int(source.info()["distinct_pages"])
 
 
 def run_config(base: dict, processes: List[dict], frames: int, policy: str) -> dict:
