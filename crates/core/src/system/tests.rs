@@ -348,3 +348,34 @@ fn too_small_a_swap_area_and_bad_sources_are_errors() {
     let e = run_system(&cfg, &mut |_| true).unwrap_err().to_string();
     assert!(e.starts_with("processes[1]:") && e.contains("bogus"), "{e}");
 }
+
+/// The swap path's keys: unknown keys, unknown variants and out-of-range values are
+/// one-line errors naming the key.
+#[test]
+fn swap_config_errors_name_the_key() {
+    let with = |swap: &str, disk: &str| {
+        let text = format!(r#"{{"system": {{"frames": 100}}, "swap": {{{swap}}}, "disk": {{{disk}}}, "processes": [{{"name": "a", "workload": "scan"}}]}}"#);
+        SystemConfig::from_json(&text).map(|_| ()).map_err(|e| e.to_string())
+    };
+    assert!(with(r#""clustering": "mclustering", "read_around": "linux""#, r#""model": "hdd", "stream_sequential": true"#).is_ok());
+    for (swap, key) in [
+        (r#""clustering": "magic""#, "swap.clustering"),
+        (r#""read_around": "all""#, "swap.read_around"),
+        (r#""bogus": 1"#, "swap.bogus"),
+        (r#""max_cluster": 0"#, "swap.max_cluster"),
+        (r#""max_cluster": 8, "cluster_back": 8"#, "swap.cluster_back"),
+        (r#""buffer_pages": 0"#, "swap.buffer_pages"),
+        (r#""read_window": 12"#, "swap.read_window"),
+        (r#""page_cluster": 13"#, "swap.page_cluster"),
+        (r#""fragmentation": 0.95"#, "swap.fragmentation"),
+    ] {
+        let e = with(swap, r#""model": "hdd""#).unwrap_err();
+        assert!(e.starts_with(key) || e.contains(key), "{swap}: {e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+    // the disk table is tagged by `model`, so serde reports the table, not the key
+    let e = with("", r#""model": "hdd", "stream_sequential": "yes""#).unwrap_err();
+    assert_eq!(e, r#"disk: invalid type: string "yes", expected a boolean"#);
+    let e = with("", r#""model": "hdd", "rpm": 0"#).unwrap_err();
+    assert!(e.contains("rpm"), "{e}");
+}

@@ -566,6 +566,10 @@ fn workload_new_generators_parameter_errors() {
     assert!(e.contains("'record'") && e.contains("does not fit"), "{e}");
     let e = open_err("growing-table", &[("record", "5000")], 4096);
     assert!(e.contains("'record'"), "{e}");
+    let e = open_err("growing-table", &[("skew", "-1")], 4096);
+    assert!(e.starts_with("workload growing-table: parameter 'skew'"), "{e}");
+    let e = open_err("growing-table", &[("skew", "steep")], 4096);
+    assert!(e.contains("'skew'") && e.contains("steep"), "{e}");
     let e = open_err("spikes", &[("second_spike", "0")], 4096);
     assert!(e.contains("'second_spike'") && e.contains("> 0"), "{e}");
     let e = open_err("spikes", &[("spike_pages", "1"), ("second_spike", "0.1")], 4096);
