@@ -265,6 +265,17 @@ def cmd_run(args) -> int:
     out = Path(args.out or f"results/run-{Path(args.config).stem}")
     with system.SimulatedTimeBar("simulating", enabled=args.progress) as bar:
         result = system.run_engine(engine_config, name, bar)
+    if "gang" in engine_config:
+        from . import gang
+
+        written = gang.write_gang_outputs(result, out)
+        if args.json:
+            print(result.to_json())
+            return 0
+        print_table(f"{name}: {len(result.raw['jobs'])} jobs", gang.JOB_TABLE_COLUMNS, gang.job_rows(result))
+        print(gang.summary_line(result))
+        print(f"results in {out}/: {', '.join(written)}")
+        return 0
     written = system.write_run_outputs(result, out)
     if args.json:
         print(result.to_json())

@@ -1,7 +1,8 @@
 """The timed paging system: configuration (TOML or dict), a run, and its result.
 
 A configuration file has the tables ``[system]``, ``[disk]``, ``[token]``,
-``[load_control]`` and one ``[[process]]`` per process (docs/system-config.md has
+``[load_control]``, ``[swap]``, ``[gang]`` and one ``[[process]]`` per process (with
+``[gang]``, per parallel job) (docs/system-config.md has
 every key). Python loads the TOML, checks the top level, resolves trace paths against
 the file's directory and hands the whole structure to the engine as JSON, where the
 list of processes is called ``processes``. The engine validates every key; its error
@@ -23,7 +24,7 @@ from ._core import PagelabError
 from .progress import ProgressBar
 
 #: the tables a configuration may have at its top level, in documentation order
-TOP_LEVEL = ("system", "disk", "token", "load_control", "swap", "process")
+TOP_LEVEL = ("system", "disk", "token", "load_control", "swap", "gang", "process")
 #: token policies (token-ordered-lru.txt section 5; linux2620 = the swap token of Linux 2.6.20)
 TOKEN_POLICIES = ("none", "paper", "linux2620")
 
@@ -118,7 +119,7 @@ def normalize_config(config: dict, name: str, base_dir: Optional[Path] = None) -
                                f"(expected {', '.join(TOP_LEVEL)})")
     if "system" not in config:
         raise PagelabError(f"{name}: missing table [system] (at least system.frames)")
-    for key in ("system", "disk", "token", "load_control"):
+    for key in ("system", "disk", "token", "load_control", "swap", "gang"):
         if key in config:
             _check_table(name, key, config[key])
     processes = config.get("process")
@@ -203,8 +204,9 @@ def run_system(config: ConfigLike, progress: Optional[Callable[[int], Any]] = No
     return run_engine(engine_config, name, progress)
 
 
-def run_engine(engine_config: dict, name: str, progress=None) -> "SystemResult":
-    """Runs an already normalised configuration (the engine's structure)."""
+def run_engine(engine_config: dict, name: str, progress=None):
+    """Runs an already normalised configuration (the engine's structure): a
+    :class:`SystemResult`, or with a ``[gang]`` table a :class:`pagelab.gang.GangResult`."""
     if not engine_available():
         raise PagelabError("this build of the engine has no timed system (pagelab._core.run_system): "
                            "rebuild with 'make build'")
@@ -212,10 +214,15 @@ def run_engine(engine_config: dict, name: str, progress=None) -> "SystemResult":
         text = json.dumps(engine_config)
     except (TypeError, ValueError) as err:
         raise PagelabError(f"{name}: cannot be converted to JSON: {err}") from None
+    gang = "gang" in engine_config
     try:
-        raw = _core.run_system(text, progress)
+        raw = (_core.run_gang if gang else _core.run_system)(text, progress)
     except PagelabError as err:
         raise engine_error(name, err) from None
+    if gang:
+        from .gang import GangResult
+
+        return GangResult(raw, config=engine_config, name=name)
     return SystemResult(raw, config=engine_config, name=name)
 
 

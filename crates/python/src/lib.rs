@@ -261,6 +261,11 @@ fn run_system(py: Python<'_>, config_json: &str, progress: Option<PyObject>) -> 
     let cfg = SystemConfig::from_json(config_json).map_err(to_py)?;
     let mut hook = progress_hook(progress);
     let r = py.allow_threads(|| system::run_system(&cfg, &mut hook)).map_err(to_py)?;
+    Ok(system_result_dict(py, &r)?.into())
+}
+
+/// The dict of one machine's results (a `run_system` run or one node of a gang run).
+fn system_result_dict<'py>(py: Python<'py>, r: &pagelab_core::system::SystemResult) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("engine_version", pagelab_core::ENGINE_VERSION)?;
     d.set_item("end_ns", r.end_ns)?;
@@ -321,6 +326,8 @@ fn run_system(py: Python<'_>, config_json: &str, progress: Option<PyObject>) -> 
     ss.set_item("free", r.series.free.clone())?;
     ss.set_item("cpu_util", r.series.cpu_util.clone())?;
     ss.set_item("disk_util", r.series.disk_util.clone())?;
+    ss.set_item("pages_in", r.series.pages_in.clone())?;
+    ss.set_item("pages_out", r.series.pages_out.clone())?;
     d.set_item("system_series", ss)?;
     let events = PyList::empty(py);
     for e in &r.token_events {
@@ -334,6 +341,54 @@ fn run_system(py: Python<'_>, config_json: &str, progress: Option<PyObject>) -> 
     if !space_time.is_empty() {
         d.set_item("space_time", space_time)?;
     }
+    Ok(d)
+}
+
+/// Runs a gang configuration (a `[gang]` section: jobs over nodes, gang-adaptive-paging.txt)
+/// and returns the jobs' completion times, the switches and each node's results.
+#[pyfunction]
+#[pyo3(signature = (config_json, progress=None))]
+fn run_gang(py: Python<'_>, config_json: &str, progress: Option<PyObject>) -> PyResult<PyObject> {
+    use pagelab_core::system::{self, SystemConfig};
+    let cfg = SystemConfig::from_json(config_json).map_err(to_py)?;
+    let mut hook = progress_hook(progress);
+    let r = py.allow_threads(|| system::run_gang(&cfg, &mut hook)).map_err(to_py)?;
+    let d = PyDict::new(py);
+    d.set_item("engine_version", pagelab_core::ENGINE_VERSION)?;
+    d.set_item("end_ns", r.end_ns)?;
+    let jobs = PyList::empty(py);
+    for j in &r.jobs {
+        let jd = PyDict::new(py);
+        jd.set_item("name", &j.name)?;
+        jd.set_item("end_ns", j.end_ns)?;
+        jd.set_item("dedicated_ns", j.dedicated_ns)?;
+        jobs.append(jd)?;
+    }
+    d.set_item("jobs", jobs)?;
+    let switches = PyList::empty(py);
+    for s in &r.switches {
+        let sd = PyDict::new(py);
+        sd.set_item("t_ns", s.t_ns)?;
+        sd.set_item("from", s.from.map(|f| r.jobs[f as usize].name.clone()))?;
+        sd.set_item("to", &r.jobs[s.to as usize].name)?;
+        switches.append(sd)?;
+    }
+    d.set_item("switches", switches)?;
+    let nodes = PyList::empty(py);
+    for (n, st) in r.nodes.iter().zip(&r.stats) {
+        let nd = system_result_dict(py, n)?;
+        let gs = PyDict::new(py);
+        gs.set_item("switches", st.switches)?;
+        gs.set_item("so_pages", st.so_pages)?;
+        gs.set_item("ao_pages", st.ao_pages)?;
+        gs.set_item("ao_written", st.ao_written)?;
+        gs.set_item("ai_pages", st.ai_pages)?;
+        gs.set_item("ai_reads", st.ai_reads)?;
+        gs.set_item("bg_pages", st.bg_pages)?;
+        nd.set_item("gang", gs)?;
+        nodes.append(nd)?;
+    }
+    d.set_item("nodes", nodes)?;
     Ok(d.into())
 }
 
@@ -403,6 +458,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(mrc, m)?)?;
     m.add_function(wrap_pyfunction!(run_system, m)?)?;
+    m.add_function(wrap_pyfunction!(run_gang, m)?)?;
     m.add_class::<SourceReader>()?;
     Ok(())
 }

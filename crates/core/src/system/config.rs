@@ -20,7 +20,91 @@ pub struct SystemConfig {
     pub load_control: LoadControlConfig,
     #[serde(default)]
     pub swap: SwapConfig,
+    /// Gang scheduling of parallel jobs over nodes (gang-adaptive-paging.txt); each
+    /// process is then a job with one process per node.
+    #[serde(default)]
+    pub gang: Option<GangConfig>,
     pub processes: Vec<ProcessConfig>,
+}
+
+/// How the jobs of a gang run share the nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GangMode {
+    /// Time-sharing by a scheduling table: every quantum, all processes of the running
+    /// job stop and all of the next job's start, on every node at once (section 2).
+    #[default]
+    Gang,
+    /// The jobs one after the other, each to completion: the paper's baseline with no
+    /// paging at job switches (section 4.1).
+    Batch,
+}
+
+/// The adaptive paging mechanisms of gang-adaptive-paging.txt section 3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mechanism {
+    /// Selective page-out (section 3.1, figure 2).
+    So,
+    /// Aggressive page-out (section 3.2, figure 3).
+    Ao,
+    /// Adaptive page-in (section 3.3, figure 4).
+    Ai,
+    /// Background writing of dirty pages (section 3.4).
+    Bg,
+}
+
+/// Gang scheduling and adaptive paging (gang-adaptive-paging.txt). Every node has the
+/// `[system]` frames, its own swap disk (`[disk]`) and its own page-out daemon.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GangConfig {
+    pub nodes: u32,
+    pub mode: GangMode,
+    /// Time quantum of the scheduling table (section 4: five minutes).
+    pub quantum_s: f64,
+    /// Any combination of "so", "ao", "ai", "bg"; none is the original paging.
+    pub mechanisms: Vec<Mechanism>,
+    /// Background writing runs during this last fraction of a quantum (section 3.4: 10%).
+    pub bg_fraction: f64,
+    /// Pages background writing puts in one write, issued only when the disk is idle.
+    pub bg_batch_pages: u32,
+    /// Cost of a barrier across nodes: the time from the last arrival to the release of
+    /// every process (message latency of the interconnect). Must be > 0 with > 1 node.
+    pub barrier_us: f64,
+    /// Memory locked on every node (the paper's mlock trick, section 4): these frames
+    /// are taken from `system.frames`.
+    pub locked_mb: f64,
+    /// Largest read adaptive page-in issues (pages consecutive on swap).
+    pub ai_block_pages: u32,
+}
+
+impl Default for GangConfig {
+    fn default() -> Self {
+        GangConfig {
+            nodes: 1,
+            mode: GangMode::Gang,
+            quantum_s: 300.0,
+            mechanisms: Vec::new(),
+            bg_fraction: 0.1,
+            bg_batch_pages: 16,
+            barrier_us: 100.0,
+            locked_mb: 0.0,
+            ai_block_pages: 64,
+        }
+    }
+}
+
+impl GangConfig {
+    pub fn has(&self, m: Mechanism) -> bool {
+        self.mechanisms.contains(&m)
+    }
+
+    /// Frames left to the jobs on a node after the locked memory.
+    pub fn usable_frames(&self, frames: u64, page_size: u64) -> u64 {
+        let locked = (self.locked_mb * 1048576.0 / page_size as f64).ceil() as u64;
+        frames.saturating_sub(locked)
+    }
 }
 
 /// Page-out clustering (mclustering-pageout.txt section 2).
@@ -262,6 +346,10 @@ pub struct ProcessConfig {
     /// Others wait on this process (a BSP peer): it takes precedence for the token.
     #[serde(default)]
     pub priority: bool,
+    /// In a gang run over several nodes: references between the barriers of the job's
+    /// bulk-synchronous supersteps (none: one barrier, at the end).
+    #[serde(default)]
+    pub superstep_refs: Option<u64>,
 }
 
 fn default_page_size() -> u64 {
@@ -414,6 +502,9 @@ impl SystemConfig {
         if !(w.fragmentation.is_finite() && (0.0..=0.9).contains(&w.fragmentation)) {
             return Err(Error::invalid("swap.fragmentation", format!("expected a fraction from 0 to 0.9, got {}", w.fragmentation)));
         }
+        if let Some(g) = &self.gang {
+            self.validate_gang(g)?;
+        }
         if self.processes.is_empty() {
             return Err(Error::invalid("processes", "expected at least one process"));
         }
@@ -426,9 +517,50 @@ impl SystemConfig {
             if let Some(c) = p.cpu_ns_per_ref {
                 non_negative(&format!("processes[{i}].cpu_ns_per_ref"), c)?;
             }
+            if p.superstep_refs == Some(0) {
+                return Err(Error::invalid(format!("processes[{i}].superstep_refs"), "expected at least 1 reference"));
+            }
             if self.processes[..i].iter().any(|q| q.name == p.name) {
                 return Err(Error::invalid(format!("processes[{i}].name"), format!("'{}' is used twice", p.name)));
             }
+        }
+        Ok(())
+    }
+
+    fn validate_gang(&self, g: &GangConfig) -> Result<()> {
+        if g.nodes == 0 || g.nodes > 1024 {
+            return Err(Error::invalid("gang.nodes", format!("expected 1 to 1024 nodes, got {}", g.nodes)));
+        }
+        positive("gang.quantum_s", g.quantum_s)?;
+        if !(g.bg_fraction.is_finite() && g.bg_fraction > 0.0 && g.bg_fraction <= 1.0) {
+            return Err(Error::invalid("gang.bg_fraction", format!("expected a fraction in (0, 1], got {}", g.bg_fraction)));
+        }
+        if g.bg_batch_pages == 0 || g.bg_batch_pages > 4096 {
+            return Err(Error::invalid("gang.bg_batch_pages", format!("expected 1 to 4096 pages, got {}", g.bg_batch_pages)));
+        }
+        if g.ai_block_pages == 0 || g.ai_block_pages > 4096 {
+            return Err(Error::invalid("gang.ai_block_pages", format!("expected 1 to 4096 pages, got {}", g.ai_block_pages)));
+        }
+        if g.nodes > 1 {
+            positive("gang.barrier_us", g.barrier_us)?;
+        } else {
+            non_negative("gang.barrier_us", g.barrier_us)?;
+        }
+        non_negative("gang.locked_mb", g.locked_mb)?;
+        let usable = g.usable_frames(self.system.frames, self.system.page_size);
+        if usable < 16 {
+            return Err(Error::invalid(
+                "gang.locked_mb",
+                format!("expected to leave at least 16 of the {} frames, leaves {usable}", self.system.frames),
+            ));
+        }
+        for (i, m) in g.mechanisms.iter().enumerate() {
+            if g.mechanisms[..i].contains(m) {
+                return Err(Error::invalid("gang.mechanisms", format!("'{}' is listed twice", format!("{m:?}").to_lowercase())));
+            }
+        }
+        if self.token.policy != TokenPolicyKind::None || self.load_control.enabled {
+            return Err(Error::invalid("gang", "a gang run does not combine with [token] or [load_control]"));
         }
         Ok(())
     }

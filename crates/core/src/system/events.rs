@@ -24,13 +24,19 @@ pub enum Event {
     Sample,
     /// Load-control measurement.
     LoadControl,
+    /// Every process of a barrier has arrived: this one goes on (gang runs).
+    BarrierRelease(u16),
+    /// The gang scheduler's quantum ends (stale when its generation has moved on).
+    Switch(u32),
+    /// Background writing may issue its next write (gang-adaptive-paging.txt 3.4).
+    BackgroundWrite(u32),
 }
 
 impl Event {
     /// Periodic events that recur as long as the run lasts; they alone do not make
     /// progress (a run waiting only on them is stuck).
     pub fn is_timer(self) -> bool {
-        matches!(self, Event::Sample | Event::KswapdTimer | Event::LoadControl)
+        matches!(self, Event::Sample | Event::KswapdTimer | Event::LoadControl | Event::BackgroundWrite(_))
     }
 }
 

@@ -12,6 +12,7 @@ use super::config::{ClusteringKind, ReadAroundKind, SwapConfig, SystemConfig};
 use super::pageout::{allocate_bsd, allocate_mclustering, compose_cluster, ClusterBuffer, Write};
 use super::disk::{Disk, IoKind};
 use super::events::{Event, EventQueue};
+use super::gang::GangNode;
 use super::load_control::{LoadAction, LoadControl};
 use super::memory::*;
 use super::process::{Process, RunState, SpaceTime};
@@ -45,46 +46,62 @@ enum FaultOutcome {
 }
 
 pub struct Machine {
-    now: u64,
-    events: EventQueue,
-    pages: PageTable,
-    pool: FramePool,
-    reclaimer: Reclaimer,
-    token: Token,
-    load: LoadControl,
-    disk: Disk,
-    swap: SwapSpace,
-    procs: Vec<Process>,
-    ready: VecDeque<u16>,
-    running: Option<u16>,
-    slice_end: u64,
-    frame_waiters: VecDeque<u16>,
-    kswapd_pending: bool,
-    live: usize,
-    started: usize,
-    cpu_busy: u64,
-    total_major: u64,
-    /// Current sample interval; page stamps hold interval + 1.
-    interval: u32,
-    quantum_ns: u64,
-    sample_ns: u64,
-    minor_ns: u64,
-    major_cpu_ns: u64,
-    reclaim_batch: u32,
-    shortage_margin: u64,
-    series: SystemSeries,
-    last_cpu_busy: u64,
-    last_disk_busy: u64,
-    last_sample_ns: u64,
-    space_time_buckets: u32,
-    swap_cfg: SwapConfig,
-    seed: u64,
+    pub(super) now: u64,
+    pub(super) events: EventQueue,
+    pub(super) pages: PageTable,
+    pub(super) pool: FramePool,
+    pub(super) reclaimer: Reclaimer,
+    pub(super) token: Token,
+    pub(super) load: LoadControl,
+    pub(super) disk: Disk,
+    pub(super) swap: SwapSpace,
+    pub(super) procs: Vec<Process>,
+    pub(super) ready: VecDeque<u16>,
+    pub(super) running: Option<u16>,
+    pub(super) slice_end: u64,
+    pub(super) frame_waiters: VecDeque<u16>,
+    pub(super) kswapd_pending: bool,
+    pub(super) live: usize,
+    pub(super) started: usize,
+    pub(super) cpu_busy: u64,
+    pub(super) total_major: u64,
+    /// Stamp epoch: a new one starts at every sample (and at every job switch of a gang
+    /// run); page stamps hold the epoch of their last reference plus one.
+    pub(super) epoch: u32,
+    pub(super) quantum_ns: u64,
+    pub(super) sample_ns: u64,
+    pub(super) minor_ns: u64,
+    pub(super) major_cpu_ns: u64,
+    pub(super) reclaim_batch: u32,
+    pub(super) shortage_margin: u64,
+    pub(super) series: SystemSeries,
+    pub(super) last_cpu_busy: u64,
+    pub(super) last_disk_busy: u64,
+    pub(super) last_sample_ns: u64,
+    pub(super) space_time_buckets: u32,
+    pub(super) swap_cfg: SwapConfig,
+    pub(super) seed: u64,
     /// mClustering's buffer of clusters waiting for their write.
-    buffer: ClusterBuffer<Gid>,
+    pub(super) buffer: ClusterBuffer<Gid>,
     /// Page whose contents each swap slot holds (NO_GID when free or pre-occupied).
-    slot_owner: Vec<Gid>,
-    prefetched: u64,
-    prefetch_hits: u64,
+    pub(super) slot_owner: Vec<Gid>,
+    pub(super) prefetched: u64,
+    pub(super) prefetch_hits: u64,
+    last_pages_read: u64,
+    last_pages_written: u64,
+    /// This node's gang scheduler and adaptive paging state (gang runs only).
+    pub(super) gang: Option<GangNode>,
+    /// Processes that reached a barrier, not yet seen by the cluster driver.
+    pub(super) arrivals: Vec<u16>,
+}
+
+/// What a [`Machine::step`] left behind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// More to do.
+    Running,
+    /// Every process has finished.
+    Done,
 }
 
 impl Machine {
@@ -127,7 +144,7 @@ impl Machine {
             started: 0,
             cpu_busy: 0,
             total_major: 0,
-            interval: 0,
+            epoch: 0,
             quantum_ns: ns(s.quantum_ms).max(1),
             sample_ns: ns(s.sample_ms).max(1),
             minor_ns: s.minor_fault_ns.round() as u64,
@@ -145,12 +162,23 @@ impl Machine {
             slot_owner: vec![NO_GID; swap_slots as usize],
             prefetched: 0,
             prefetch_hits: 0,
+            last_pages_read: 0,
+            last_pages_written: 0,
+            gang: None,
+            arrivals: Vec::new(),
         })
     }
 
     /// Runs until every process has finished. `progress(simulated ms)` is called at
     /// every sample.
     pub fn run(mut self, progress: Progress) -> Result<SystemResult> {
+        self.start()?;
+        while self.step(u64::MAX, progress)? == Step::Running {}
+        self.end(progress)
+    }
+
+    /// Opens the processes and queues the first events.
+    pub fn start(&mut self) -> Result<()> {
         for p in &mut self.procs {
             p.open()?;
         }
@@ -163,68 +191,85 @@ impl Machine {
         if self.load.enabled() {
             self.events.push(self.load.window_ns(), Event::LoadControl);
         }
-        loop {
-            while let Some((_, event)) = self.events.pop_due(self.now) {
-                self.handle(event, progress)?;
-            }
-            if self.live == 0 {
-                break;
-            }
-            if self.running.is_none() {
-                self.dispatch();
-            }
-            let Some(p) = self.running else {
-                // idle CPU: jump to the next event
-                if self.started == self.procs.len() && self.procs.iter().all(|p| p.state == RunState::Done || p.suspended) {
-                    if let Some(q) = self.load.resume_oldest() {
-                        self.resume(q);
-                        continue;
-                    }
-                }
-                if !self.events.has_work() && !self.ready.iter().any(|&q| self.procs[q as usize].is_runnable()) {
-                    // only timers are pending: unless reclaim frees a frame for a waiting
-                    // process now, nothing will ever change
-                    if !self.frame_waiters.is_empty() && self.reclaim(self.reclaim_batch) > 0 {
-                        self.flush_buffer();
-                        continue;
-                    }
-                    if self.procs.iter().any(|p| matches!(p.state, RunState::NotStarted | RunState::BlockedFrame | RunState::BlockedIo | RunState::Ready)) {
-                        return Err(Error::invalid(
-                            "system",
-                            format!("no process can run and nothing is pending at {:.3} s (deadlock: {} free frames, {} being written)", self.now as f64 / 1e9, self.pool.free, self.pool.writing),
-                        ));
-                    }
-                }
-                match self.events.next_time() {
-                    Some(t) => self.now = self.now.max(t),
-                    None => return Err(Error::invalid("system", "no process can run and nothing is pending (deadlock)")),
-                }
-                continue;
-            };
-            let until = self.slice_end.min(self.events.next_time().unwrap_or(u64::MAX));
-            let before = self.now;
-            let outcome = self.run_process(p, until)?;
-            self.cpu_busy += self.now - before;
-            match outcome {
-                RunOutcome::Yield => {
-                    if self.now >= self.slice_end {
-                        if self.ready.iter().any(|&q| self.procs[q as usize].is_runnable()) {
-                            self.procs[p as usize].state = RunState::Ready;
-                            self.ready.push_back(p);
-                            self.running = None;
-                        } else {
-                            self.slice_end = self.now + self.quantum_ns;
-                        }
-                    } else if self.procs[p as usize].suspended {
-                        self.procs[p as usize].state = RunState::Ready;
-                        self.running = None;
-                    }
-                }
-                RunOutcome::Blocked | RunOutcome::Finished => self.running = None,
-            }
+        self.start_gang();
+        Ok(())
+    }
+
+    /// Simulated time of this node.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// One turn of the event loop: the events due, then the running process until its
+    /// slice ends, the next event is due, it blocks, or the clock reaches `limit` (the
+    /// cluster driver's bound: no message from another node can arrive before it).
+    pub fn step(&mut self, limit: u64, progress: Progress) -> Result<Step> {
+        while let Some((_, event)) = self.events.pop_due(self.now) {
+            self.handle(event, progress)?;
         }
+        if self.live == 0 {
+            return Ok(Step::Done);
+        }
+        if self.running.is_none() {
+            self.dispatch();
+        }
+        let Some(p) = self.running else {
+            // idle CPU: jump to the next event
+            if self.started == self.procs.len() && self.procs.iter().all(|p| p.state == RunState::Done || p.suspended) {
+                if let Some(q) = self.load.resume_oldest() {
+                    self.resume(q);
+                    return Ok(Step::Running);
+                }
+            }
+            let at_barrier = self.procs.iter().any(|p| p.state == RunState::BlockedBarrier);
+            if !at_barrier && !self.events.has_work() && !self.ready.iter().any(|&q| self.procs[q as usize].is_runnable()) {
+                // only timers are pending: unless reclaim frees a frame for a waiting
+                // process now, nothing will ever change
+                if !self.frame_waiters.is_empty() && self.reclaim(self.reclaim_batch) > 0 {
+                    self.flush_buffer();
+                    return Ok(Step::Running);
+                }
+                if self.procs.iter().any(|p| matches!(p.state, RunState::NotStarted | RunState::BlockedFrame | RunState::BlockedIo | RunState::Ready)) {
+                    return Err(Error::invalid(
+                        "system",
+                        format!("no process can run and nothing is pending at {:.3} s (deadlock: {} free frames, {} being written)", self.now as f64 / 1e9, self.pool.free, self.pool.writing),
+                    ));
+                }
+            }
+            match self.events.next_time() {
+                Some(t) => self.now = self.now.max(t.min(limit)),
+                None if at_barrier && limit != u64::MAX => self.now = self.now.max(limit),
+                None => return Err(Error::invalid("system", "no process can run and nothing is pending (deadlock)")),
+            }
+            return Ok(Step::Running);
+        };
+        let until = self.slice_end.min(self.events.next_time().unwrap_or(u64::MAX)).min(limit);
+        let before = self.now;
+        let outcome = self.run_process(p, until)?;
+        self.cpu_busy += self.now - before;
+        match outcome {
+            RunOutcome::Yield => {
+                if self.now >= self.slice_end {
+                    if self.ready.iter().any(|&q| self.procs[q as usize].is_runnable()) {
+                        self.procs[p as usize].state = RunState::Ready;
+                        self.ready.push_back(p);
+                        self.running = None;
+                    } else {
+                        self.slice_end = self.now + self.quantum_ns;
+                    }
+                } else if self.procs[p as usize].suspended {
+                    self.procs[p as usize].state = RunState::Ready;
+                    self.running = None;
+                }
+            }
+            RunOutcome::Blocked | RunOutcome::Finished => self.running = None,
+        }
+        Ok(Step::Running)
+    }
+
+    /// The last, partial sample (series always cover the whole run) and the results.
+    pub fn end(mut self, progress: Progress) -> Result<SystemResult> {
         if self.now > self.last_sample_ns {
-            // the last, partial interval: series always cover the whole run
             self.sample(progress)?;
         }
         Ok(self.finish())
@@ -269,10 +314,27 @@ impl Machine {
                 let f = &mut self.pages.flags[gid as usize];
                 *f = (*f & !(PAGING_IN | REFERENCED)) | RESIDENT | PREFETCHED;
                 let owner = self.pages.owner[gid as usize];
-                self.procs[owner as usize].rss += 1;
+                let proc = &mut self.procs[owner as usize];
+                proc.rss += 1;
                 self.reclaimer.on_resident_unused(gid);
                 self.prefetched += 1;
+                if proc.waiting_on == gid {
+                    // it faulted on this page while the read was in flight
+                    proc.waiting_on = NO_GID;
+                    self.make_ready(owner);
+                }
             }
+            Event::BarrierRelease(p) => {
+                let proc = &mut self.procs[p as usize];
+                if proc.at_final_barrier {
+                    self.exit(p);
+                } else {
+                    proc.barrier_at = proc.barrier_at.saturating_add(proc.superstep_refs);
+                    self.make_ready(p);
+                }
+            }
+            Event::Switch(generation) => self.on_quantum_end(generation),
+            Event::BackgroundWrite(generation) => self.background_write(generation),
             Event::WriteDone(gid) => {
                 let f = self.pages.flags[gid as usize];
                 let mut nf = f & !WRITING;
@@ -287,6 +349,7 @@ impl Machine {
                     // the frame was held for the write; now it is free
                     self.pool.writing -= 1;
                     self.free_frame();
+                    self.pump_page_in();
                 }
             }
             Event::Kswapd => {
@@ -359,8 +422,17 @@ impl Machine {
                 return Ok(RunOutcome::Yield);
             }
             if !self.procs[p as usize].refill()? {
+                if self.procs[p as usize].barriers {
+                    // a parallel job ends together on all its nodes, at a last barrier
+                    self.arrive(p, true);
+                    return Ok(RunOutcome::Blocked);
+                }
                 self.exit(p);
                 return Ok(RunOutcome::Finished);
+            }
+            if self.procs[p as usize].counters.references >= self.procs[p as usize].barrier_at {
+                self.arrive(p, false);
+                return Ok(RunOutcome::Blocked);
             }
             if let Some((local, vpage)) = self.run_hits(p, until) {
                 match self.fault(p, local, vpage)? {
@@ -381,7 +453,7 @@ impl Machine {
         let proc = &mut self.procs[p as usize];
         let flags = &mut self.pages.flags;
         let stamps = &mut self.pages.stamp;
-        let stamp = self.interval + 1;
+        let stamp = self.epoch + 1;
         let reclaimer = &mut self.reclaimer;
         let slots = &mut self.pages.slot;
         let slot_owner = &mut self.slot_owner;
@@ -394,7 +466,9 @@ impl Machine {
         let mut pos = proc.pos;
         let (mut refs, mut recs, mut nap) = (0u64, 0u64, 0u64);
         let mut fault = None;
-        while pos < b.id.len() && now < until {
+        // references left in this superstep (the loop stops at the record that ends it)
+        let budget = proc.barrier_at - proc.counters.references;
+        while pos < b.id.len() && now < until && refs < budget {
             let local = b.id[pos];
             let gid = proc.gid_of[local as usize];
             let write = b.kind[pos] == AccessKind::Write;
@@ -454,6 +528,13 @@ impl Machine {
             self.reclaimer.reserve(self.pages.len());
         }
         let f = self.pages.flags[gid as usize];
+        if f & PAGING_IN != 0 {
+            // a read already brings it in (read-around, adaptive page-in): wait for it
+            let proc = &mut self.procs[p as usize];
+            proc.waiting_on = gid;
+            proc.state = RunState::BlockedIo;
+            return Ok(FaultOutcome::Blocked);
+        }
         if f & WRITING != 0 {
             // still in the swap cache: map it back without I/O (a minor fault)
             self.pages.flags[gid as usize] = f | RESIDENT;
@@ -546,9 +627,14 @@ impl Machine {
 
     /// Evicts pages until `n` have gone (a page-out cluster counts all its pages, as the
     /// BSD page daemon counts pages toward its target); returns how many went.
-    fn reclaim(&mut self, n: u32) -> u32 {
+    pub(super) fn reclaim(&mut self, n: u32) -> u32 {
         let mut done = 0;
+        let mut refused = 0;
         while done < n {
+            if let Some(gid) = self.selective_victim() {
+                done += self.evict(gid);
+                continue;
+            }
             let procs = &self.procs;
             let skip = self.token.protected(|h| procs[h as usize].swapping);
             let Some(victim) = self.reclaimer.victim(&mut self.pages, &mut self.procs, skip) else {
@@ -558,15 +644,31 @@ impl Machine {
                 let released = self.token.on_self_take(self.now);
                 self.account_release(released);
             }
-            done += self.evict(victim.gid);
+            let gone = self.evict(victim.gid);
+            if gone == 0 {
+                // a page that cannot leave now (see evict): the policy moves on, unless
+                // every resident page is one
+                refused += 1;
+                if refused > self.pool.frames {
+                    break;
+                }
+            }
+            done += gone;
         }
         done
     }
 
     /// Evicts one page, or with clustering a dirty page and its cluster; returns the
     /// number of pages that left memory.
-    fn evict(&mut self, gid: Gid) -> u32 {
+    pub(super) fn evict(&mut self, gid: Gid) -> u32 {
         let f = self.pages.flags[gid as usize];
+        if f & (DIRTY | WRITING) == DIRTY | WRITING {
+            // written again while background writing writes it out: it cannot leave until
+            // that write is done; it counts as referenced so that reclaim moves on
+            self.pages.flags[gid as usize] = f | REFERENCED;
+            self.reclaimer.on_hit(gid);
+            return 0;
+        }
         if f & DIRTY != 0 && f & WRITING == 0 {
             if self.swap_cfg.clustering != ClusteringKind::None {
                 return self.launder(gid);
@@ -584,6 +686,7 @@ impl Machine {
             self.events.push(done, Event::WriteDone(gid));
             return 1;
         }
+        self.record_eviction(gid);
         let owner = self.pages.owner[gid as usize];
         self.procs[owner as usize].rss -= 1;
         self.reclaimer.on_gone(gid);
@@ -602,7 +705,8 @@ impl Machine {
 
     /// Takes a resident dirty page out of memory for a page-out write: its frame stays
     /// held until the write completes. Its swap slot is left to the caller.
-    fn unmap_for_write(&mut self, gid: Gid) {
+    pub(super) fn unmap_for_write(&mut self, gid: Gid) {
+        self.record_eviction(gid);
         let owner = self.pages.owner[gid as usize];
         self.procs[owner as usize].rss -= 1;
         self.procs[owner as usize].counters.page_outs += 1;
@@ -670,7 +774,7 @@ impl Machine {
     }
 
     /// Writes whatever mClustering's buffer holds (the end of a page-out run).
-    fn flush_buffer(&mut self) {
+    pub(super) fn flush_buffer(&mut self) {
         if !self.buffer.is_empty() {
             let clusters = self.buffer.take();
             self.write_clusters(&clusters);
@@ -781,6 +885,7 @@ impl Machine {
         }
         proc.close();
         self.live -= 1;
+        self.job_exited(p);
     }
 
     fn sample(&mut self, progress: Progress) -> Result<()> {
@@ -794,7 +899,12 @@ impl Machine {
         self.series.disk_util.push((disk_busy - self.last_disk_busy) as f64 / interval_ns);
         self.last_cpu_busy = self.cpu_busy;
         self.last_disk_busy = disk_busy;
-        let stamp = self.interval + 1;
+        let stats = self.disk.stats();
+        self.series.pages_in.push(stats.pages_read - self.last_pages_read);
+        self.series.pages_out.push(stats.pages_written - self.last_pages_written);
+        self.last_pages_read = stats.pages_read;
+        self.last_pages_written = stats.pages_written;
+        let stamp = self.epoch + 1;
         for proc in &mut self.procs {
             proc.series.mad.push(proc.mad);
             proc.series.rss.push(proc.rss);
@@ -827,7 +937,7 @@ impl Machine {
                 st.swapped.push(swapped);
             }
         }
-        self.interval += 1;
+        self.epoch += 1;
         let released = self.token.tick(now);
         self.account_release(released);
         if self.live > 0 {
@@ -877,6 +987,19 @@ impl Machine {
                 .map(|e| TokenRecord { t_ns: e.t_ns, event: e.event, process: names[e.process as usize].clone() })
                 .collect(),
         }
+    }
+}
+
+impl Machine {
+    /// Frees a page's swap slot, if it has one.
+    pub(super) fn release_page_slot(&mut self, gid: Gid) {
+        release_slot(&mut self.swap, &mut self.slot_owner, &mut self.pages.slot, gid);
+    }
+
+    /// Gives a page the swap slot `slot`.
+    pub(super) fn set_slot(&mut self, gid: Gid, slot: u64) {
+        self.pages.slot[gid as usize] = slot as u32;
+        self.slot_owner[slot as usize] = gid;
     }
 }
 

@@ -4,9 +4,13 @@
 //! [`run_system`] runs the configured processes together and each one alone with all
 //! the memory it wants (its dedicated run, for the slowdown), and returns plain results.
 
+mod adaptive_pagein;
+mod aggressive_pageout;
+mod background_write;
 pub mod config;
 pub mod disk;
 pub mod events;
+pub mod gang;
 pub mod load_control;
 pub mod machine;
 pub mod memory;
@@ -14,12 +18,14 @@ pub mod pageout;
 pub mod process;
 pub mod reclaim;
 pub mod results;
+mod selective_pageout;
 pub mod swap;
 pub mod token;
 
 use rayon::prelude::*;
 
 pub use config::SystemConfig;
+pub use gang::{run_gang, GangResult};
 pub use results::{ProcessResult, SystemResult};
 
 use crate::trace::Progress;
@@ -28,13 +34,12 @@ use crate::{Error, Result};
 /// Frames of a dedicated run: more than any process can touch.
 const UNLIMITED_FRAMES: u64 = (u32::MAX / 2 - 1) as u64;
 
-/// Runs the system, and every process alone for its dedicated time.
-pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult> {
-    cfg.validate()?;
-    // dedicated runs: each process alone, no memory pressure, no token (in parallel).
-    // They are the first to read each source, so their errors (a bad workload parameter,
-    // a corrupt trace) are reported against the process that names it.
-    let dedicated: Vec<(u64, u64)> = (0..cfg.processes.len())
+/// Each process alone, with no memory pressure, no token and no gang (in parallel): its
+/// dedicated time and its distinct pages. These runs are the first to read each source,
+/// so their errors (a bad workload parameter, a corrupt trace) are reported against the
+/// process that names it.
+pub(crate) fn dedicated_runs(cfg: &SystemConfig) -> Result<Vec<(u64, u64)>> {
+    (0..cfg.processes.len())
         .into_par_iter()
         .map(|i| {
             let mut alone = cfg.clone();
@@ -42,6 +47,7 @@ pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult
             alone.processes[0].start_ms = 0.0;
             alone.token = Default::default();
             alone.load_control = Default::default();
+            alone.gang = None;
             alone.system.space_time = false;
             let r = machine::Machine::new(&alone, UNLIMITED_FRAMES, 1, None)
                 .and_then(|m| m.run(&mut |_| true))
@@ -51,7 +57,13 @@ pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult
             // exactly once: the minor faults are the distinct pages
             Ok((p.end_ns - p.start_ns, p.counters.minor_faults))
         })
-        .collect::<Result<_>>()?;
+        .collect()
+}
+
+/// Runs the system, and every process alone for its dedicated time.
+pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult> {
+    cfg.validate()?;
+    let dedicated = dedicated_runs(cfg)?;
     let total_pages: u64 = dedicated.iter().map(|d| d.1).sum();
     let swap_slots = if cfg.system.swap_slots > 0 {
         // a page holds at most one slot at a time, so free slots for every page suffice
@@ -76,5 +88,7 @@ pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult
     Ok(result)
 }
 
+#[cfg(test)]
+mod gang_tests;
 #[cfg(test)]
 mod tests;

@@ -16,6 +16,8 @@ pub enum RunState {
     BlockedIo,
     /// Waiting for a free frame (all reclaimable frames are being written out).
     BlockedFrame,
+    /// Waiting at a barrier for the job's processes on the other nodes (gang runs).
+    BlockedBarrier,
     Done,
 }
 
@@ -77,6 +79,16 @@ pub struct Process {
     pub interval_npf: u64,
     pub series: ProcessSeries,
     pub space_time: Option<SpaceTime>,
+    /// A process of a job over several nodes: it waits at barriers (gang runs).
+    pub barriers: bool,
+    /// References between barriers (u64::MAX: only the last one).
+    pub superstep_refs: u64,
+    /// Its next barrier is when its references reach this count.
+    pub barrier_at: u64,
+    /// It waits at the barrier that ends the job.
+    pub at_final_barrier: bool,
+    /// The page whose read in flight it waits for (NO_GID: none).
+    pub waiting_on: Gid,
 }
 
 impl Process {
@@ -109,6 +121,11 @@ impl Process {
             interval_npf: 0,
             series: ProcessSeries::default(),
             space_time: None,
+            barriers: false,
+            superstep_refs: u64::MAX,
+            barrier_at: u64::MAX,
+            at_final_barrier: false,
+            waiting_on: NO_GID,
         }
     }
 

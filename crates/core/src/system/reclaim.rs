@@ -256,7 +256,7 @@ fn linux22_victim(pages: &mut PageTable, procs: &mut [Process], skip: Option<u16
 }
 
 /// One walk over a process's pages (at most two rounds: the first may only clear bits).
-fn walk(pages: &mut PageTable, proc: &mut Process) -> Option<Gid> {
+pub(super) fn walk(pages: &mut PageTable, proc: &mut Process) -> Option<Gid> {
     let n = proc.gid_of.len();
     if n == 0 || proc.rss == 0 {
         return None;

@@ -51,6 +51,10 @@ pub struct SystemSeries {
     pub free: Vec<u64>,
     pub cpu_util: Vec<f64>,
     pub disk_util: Vec<f64>,
+    /// Pages read and written by the swap disk in each interval (paging activity,
+    /// gang-adaptive-paging.txt figure 6).
+    pub pages_in: Vec<u64>,
+    pub pages_out: Vec<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

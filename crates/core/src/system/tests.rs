@@ -15,6 +15,7 @@ pub(super) fn process(name: &str, workload: &str, params: &[(&str, i64)]) -> Pro
         cpu_ns_per_ref: None,
         use_gaps: false,
         priority: false,
+        superstep_refs: None,
     }
 }
 

@@ -1,0 +1,396 @@
+//! Gang scheduling of parallel jobs over a cluster of nodes (gang-adaptive-paging.txt
+//! section 2): each node is a [`Machine`] with its own frames, swap disk and page-out
+//! daemon; a job has one process per node; the scheduling table switches every node from
+//! one job to the next at the same instants.
+//!
+//! The nodes run as one conservative parallel discrete-event simulation. The only thing
+//! one node tells another is that every process of a job has reached a barrier, which
+//! releases them all `barrier_us` after the last arrival. A node whose process waits at a
+//! barrier may therefore not run its clock past the earliest time another node could
+//! still arrive (that node's clock plus the barrier cost); a node with nothing waiting
+//! runs freely. The driver always steps the node furthest behind, so the same
+//! configuration gives the same numbers on any machine. Job switches need no messages:
+//! quanta start at the same times everywhere, and a job ends on every node at once, at
+//! the release of its last barrier.
+
+use super::config::{GangConfig, GangMode, Mechanism, SystemConfig};
+use super::events::Event;
+use super::machine::{Machine, Step};
+use super::process::RunState;
+use super::results::SystemResult;
+use crate::trace::Progress;
+use crate::{Error, Result};
+
+/// Counters of one node's gang scheduler and adaptive paging.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GangStats {
+    pub switches: u64,
+    /// Pages selective page-out took from the outgoing process.
+    pub so_pages: u64,
+    /// Pages aggressive page-out took out of memory at switches, and those of them it
+    /// had to write (dirty).
+    pub ao_pages: u64,
+    pub ao_written: u64,
+    /// Pages adaptive page-in read, and the reads it took.
+    pub ai_pages: u64,
+    pub ai_reads: u64,
+    /// Pages background writing wrote.
+    pub bg_pages: u64,
+}
+
+/// A job switch on a node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwitchRecord {
+    pub t_ns: u64,
+    pub from: Option<u16>,
+    pub to: u16,
+}
+
+/// One node's gang scheduler and the state of the adaptive paging mechanisms.
+pub struct GangNode {
+    pub cfg: GangConfig,
+    /// The quantum (u64::MAX in batch mode: no switch before a job ends).
+    pub quantum_ns: u64,
+    /// The job whose process runs on this node now.
+    pub active: Option<u16>,
+    /// The process descheduled at the last switch (selective page-out takes from it).
+    pub outgoing: Option<u16>,
+    pub done: Vec<bool>,
+    /// Switch and background-write events of an older quantum are ignored.
+    pub generation: u32,
+    /// Stamp epoch at which each process was last switched in.
+    pub switch_in_epoch: Vec<u32>,
+    /// Pages each process referenced in its previous quantum (aggressive page-out).
+    pub working_set: Vec<Option<u64>>,
+    /// Adaptive page-in's records of each process: (first virtual page, run length) of
+    /// the pages that left memory while it was switched out (figure 4).
+    pub records: Vec<Vec<(u64, u32)>>,
+    /// Recorded pages still to be read for the running process.
+    pub page_in_queue: std::collections::VecDeque<super::memory::Gid>,
+    /// Where background writing's walk of the running process's pages goes on, and how
+    /// many pages it has looked at in this quantum.
+    pub bg_cursor: usize,
+    pub bg_examined: usize,
+    pub stats: GangStats,
+    pub switch_log: Vec<SwitchRecord>,
+}
+
+impl GangNode {
+    pub fn new(cfg: GangConfig, processes: usize) -> GangNode {
+        let quantum_ns = match cfg.mode {
+            GangMode::Gang => ((cfg.quantum_s * 1e9).round() as u64).max(1),
+            GangMode::Batch => u64::MAX,
+        };
+        GangNode {
+            cfg,
+            quantum_ns,
+            active: None,
+            outgoing: None,
+            done: vec![false; processes],
+            generation: 0,
+            switch_in_epoch: vec![0; processes],
+            working_set: vec![None; processes],
+            records: vec![Vec::new(); processes],
+            page_in_queue: Default::default(),
+            bg_cursor: 0,
+            bg_examined: 0,
+            stats: GangStats::default(),
+            switch_log: Vec::new(),
+        }
+    }
+
+    pub fn has(&self, m: Mechanism) -> bool {
+        self.cfg.has(m)
+    }
+}
+
+impl Machine {
+    /// Makes this machine a node of a gang run: job 0 runs first, the others are
+    /// stopped. `supersteps`: each job's references between barriers, when its
+    /// processes span several nodes.
+    pub fn enable_gang(&mut self, node: GangNode, supersteps: Option<&[Option<u64>]>) {
+        if let Some(supersteps) = supersteps {
+            for (p, &superstep) in self.procs.iter_mut().zip(supersteps) {
+                p.barriers = true;
+                p.superstep_refs = superstep.unwrap_or(u64::MAX);
+                p.barrier_at = p.superstep_refs;
+            }
+        }
+        self.gang = Some(node);
+    }
+
+    /// Process `p` reached a barrier (`last`: the one that ends its job); the cluster
+    /// driver releases it when the job's processes on every node are there.
+    pub(super) fn arrive(&mut self, p: u16, last: bool) {
+        let proc = &mut self.procs[p as usize];
+        proc.state = RunState::BlockedBarrier;
+        proc.at_final_barrier = last;
+        self.arrivals.push(p);
+    }
+
+    /// At the start of the run: every job but the first is stopped.
+    pub(super) fn start_gang(&mut self) {
+        if self.gang.is_none() {
+            return;
+        }
+        for p in 1..self.procs.len() {
+            self.stop(p as u16);
+        }
+        self.begin_quantum(None, None, 0);
+    }
+
+    /// The scheduler's quantum ended: the next job takes every node.
+    pub(super) fn on_quantum_end(&mut self, generation: u32) {
+        if self.gang.as_ref().is_some_and(|g| g.generation == generation) {
+            self.switch_job();
+        }
+    }
+
+    /// A process exited: when it was the running job's, the next job starts at once.
+    pub(super) fn job_exited(&mut self, p: u16) {
+        let Some(g) = &mut self.gang else { return };
+        g.done[p as usize] = true;
+        if g.outgoing == Some(p) {
+            g.outgoing = None;
+        }
+        if g.active == Some(p) {
+            self.switch_job();
+        }
+    }
+
+    /// Switches from the running job to the next unfinished one in the table (section
+    /// 3.5: SIGSTOP to the outgoing processes, SIGCONT to the incoming ones), with the
+    /// adaptive paging mechanisms that are on.
+    fn switch_job(&mut self) {
+        let g = self.gang.as_ref().expect("gang run");
+        let out = g.active.filter(|&o| !g.done[o as usize]);
+        let n = g.done.len();
+        let from = g.active.map_or(0, |a| a as usize + 1);
+        let Some(next) = (0..n).map(|k| ((from + k) % n) as u16).find(|&q| !g.done[q as usize]) else {
+            self.gang.as_mut().unwrap().active = None;
+            return;
+        };
+        if Some(next) == out {
+            // the only job left keeps the nodes: no more switches
+            let g = self.gang.as_mut().unwrap();
+            g.generation += 1;
+            return;
+        }
+        if let Some(o) = out {
+            let ws = self.pages_referenced_since(o, self.gang.as_ref().unwrap().switch_in_epoch[o as usize]);
+            self.gang.as_mut().unwrap().working_set[o as usize] = Some(ws);
+            self.stop(o);
+        }
+        let from = self.gang.as_ref().unwrap().active;
+        self.gang.as_mut().unwrap().outgoing = out;
+        self.begin_quantum(from, out, next);
+    }
+
+    /// Starts `next`'s quantum: aggressive page-out, the process itself, adaptive
+    /// page-in, and the timers of the quantum's end and of background writing.
+    /// `from`: the job that ran until now (None at the start); `out`: the same unless it
+    /// has finished, the process the mechanisms page out.
+    fn begin_quantum(&mut self, from: Option<u16>, out: Option<u16>, next: u16) {
+        // a new stamp epoch, so that the pages `next` references in this quantum can be
+        // counted at its end
+        self.epoch += 1;
+        let now = self.now;
+        let g = self.gang.as_mut().unwrap();
+        g.generation += 1;
+        g.active = Some(next);
+        g.switch_in_epoch[next as usize] = self.epoch;
+        g.page_in_queue.clear();
+        g.bg_cursor = 0;
+        g.bg_examined = 0;
+        if from.is_some() {
+            g.stats.switches += 1;
+        }
+        g.switch_log.push(SwitchRecord { t_ns: now, from, to: next });
+        let (generation, quantum, bg, bg_fraction) = (g.generation, g.quantum_ns, g.has(Mechanism::Bg), g.cfg.bg_fraction);
+        if let Some(o) = out {
+            if self.gang.as_ref().unwrap().has(Mechanism::Ao) {
+                self.aggressive_page_out(o, next);
+            }
+        }
+        self.cont(next);
+        if self.gang.as_ref().unwrap().has(Mechanism::Ai) {
+            self.adaptive_page_in(next);
+        }
+        if quantum != u64::MAX {
+            let end = now.saturating_add(quantum);
+            self.events.push(end, Event::Switch(generation));
+            if bg {
+                let start = end - (quantum as f64 * bg_fraction).round() as u64;
+                self.events.push(start.max(now), Event::BackgroundWrite(generation));
+            }
+        }
+    }
+
+    /// SIGSTOP: the process stops at its next instruction.
+    fn stop(&mut self, p: u16) {
+        let proc = &mut self.procs[p as usize];
+        proc.suspended = true;
+        proc.suspended_since = self.now;
+    }
+
+    /// SIGCONT.
+    fn cont(&mut self, p: u16) {
+        let now = self.now;
+        let proc = &mut self.procs[p as usize];
+        if !proc.suspended {
+            return;
+        }
+        proc.suspended = false;
+        proc.counters.suspended_ns += now - proc.suspended_since;
+        if proc.state == RunState::Ready {
+            self.ready.push_back(p);
+        }
+    }
+
+    /// Pages of `p` referenced since stamp epoch `epoch` began.
+    fn pages_referenced_since(&self, p: u16, epoch: u32) -> u64 {
+        let stamps = &self.pages.stamp;
+        self.procs[p as usize].gid_of.iter().filter(|&&g| g != super::memory::NO_GID && stamps[g as usize] > epoch).count() as u64
+    }
+}
+
+/// A parallel job's completion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobResult {
+    pub name: String,
+    /// When its last process finished.
+    pub end_ns: u64,
+    /// Its process on node 0 alone with all the memory it wants.
+    pub dedicated_ns: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GangResult {
+    pub end_ns: u64,
+    pub jobs: Vec<JobResult>,
+    pub nodes: Vec<SystemResult>,
+    pub stats: Vec<GangStats>,
+    /// Job switches (node 0's; every node switches at the same instants).
+    pub switches: Vec<SwitchRecord>,
+}
+
+/// Where a barrier of one job stands: which nodes have arrived, and the latest arrival.
+#[derive(Clone, Default)]
+struct Barrier {
+    arrived: Vec<bool>,
+    count: usize,
+    latest: u64,
+}
+
+/// Runs a gang configuration: every node until every job has finished.
+pub fn run_gang(cfg: &SystemConfig, progress: Progress) -> Result<GangResult> {
+    cfg.validate()?;
+    let g = cfg.gang.clone().ok_or_else(|| Error::invalid("gang", "expected a [gang] section"))?;
+    if let Some(i) = cfg.processes.iter().position(|p| p.start_ms != 0.0) {
+        return Err(Error::invalid(format!("processes[{i}].start_ms"), "jobs of a gang run start together: expected 0"));
+    }
+    let nodes = g.nodes as usize;
+    let frames = g.usable_frames(cfg.system.frames, cfg.system.page_size);
+    // each job alone (its node-0 process, no barriers): its dedicated time and its
+    // pages, which size every node's swap area
+    let dedicated = super::dedicated_runs(cfg)?;
+    let total_pages: u64 = dedicated.iter().map(|d| d.1).sum();
+    let swap_slots = if cfg.system.swap_slots > 0 {
+        cfg.system.swap_slots
+    } else {
+        // node k's processes have their own seeds: slack for a footprint that differs
+        ((total_pages + total_pages / 2 + 1024) as f64 / (1.0 - cfg.swap.fragmentation)).ceil() as u64
+    };
+    let barriers: Vec<Option<u64>> = cfg.processes.iter().map(|p| p.superstep_refs).collect();
+    let mut machines = Vec::with_capacity(nodes);
+    for k in 0..nodes {
+        let mut node_cfg = cfg.clone();
+        for p in &mut node_cfg.processes {
+            // each node works on its own part of the data: its own seed
+            p.seed = Some(p.seed.unwrap_or(cfg.system.seed).wrapping_add(k as u64));
+        }
+        node_cfg.system.seed = cfg.system.seed.wrapping_add(k as u64);
+        let mut m = Machine::new(&node_cfg, frames, swap_slots, None)?;
+        let node = GangNode::new(g.clone(), cfg.processes.len());
+        m.enable_gang(node, (nodes > 1).then_some(&barriers[..]));
+        m.start()?;
+        machines.push(m);
+    }
+    let barrier_ns = (g.barrier_us * 1e3).round() as u64;
+    let mut state: Vec<Barrier> = vec![Barrier { arrived: vec![false; nodes], ..Default::default() }; cfg.processes.len()];
+    let mut done = vec![false; nodes];
+    let mut quiet = |_: u64| true;
+    loop {
+        // the node furthest behind among those that may advance
+        let limits: Vec<u64> = (0..nodes).map(|k| limit(&machines, &state, k, barrier_ns)).collect();
+        let Some(k) = (0..nodes).filter(|&k| !done[k] && machines[k].now() < limits[k]).min_by_key(|&k| (machines[k].now(), k)) else {
+            if done.iter().all(|&d| d) {
+                break;
+            }
+            return Err(Error::invalid("gang", "no node can advance (deadlock between barriers)"));
+        };
+        // node 0 reports progress (every node's clock is within a barrier of it)
+        let step = if k == 0 {
+            machines[k].step(limits[k], &mut *progress)?
+        } else {
+            machines[k].step(limits[k], &mut quiet)?
+        };
+        for p in std::mem::take(&mut machines[k].arrivals) {
+            let b = &mut state[p as usize];
+            b.arrived[k] = true;
+            b.count += 1;
+            b.latest = b.latest.max(machines[k].now());
+            if b.count == nodes {
+                let release = b.latest + barrier_ns;
+                for m in machines.iter_mut() {
+                    m.events.push(release, Event::BarrierRelease(p));
+                }
+                *b = Barrier { arrived: vec![false; nodes], ..Default::default() };
+            }
+        }
+        if step == Step::Done {
+            done[k] = true;
+        }
+    }
+    let mut results = Vec::with_capacity(nodes);
+    let mut stats = Vec::with_capacity(nodes);
+    let mut switches = Vec::new();
+    for (k, mut m) in machines.into_iter().enumerate() {
+        let node = m.gang.take().expect("gang node");
+        stats.push(node.stats);
+        if k == 0 {
+            switches = node.switch_log;
+        }
+        let mut quiet = |_: u64| true;
+        results.push(m.end(&mut quiet)?);
+    }
+    let jobs = cfg
+        .processes
+        .iter()
+        .enumerate()
+        .map(|(i, p)| JobResult {
+            name: p.name.clone(),
+            end_ns: results.iter().map(|r| r.processes[i].end_ns).max().unwrap_or(0),
+            dedicated_ns: dedicated[i].0,
+        })
+        .collect::<Vec<_>>();
+    let end_ns = jobs.iter().map(|j| j.end_ns).max().unwrap_or(0);
+    Ok(GangResult { end_ns, jobs, nodes: results, stats, switches })
+}
+
+/// How far node `k` may run its clock: unbounded unless one of its processes waits at a
+/// barrier, then the earliest time a node that has not arrived yet could release it.
+fn limit(machines: &[Machine], state: &[Barrier], k: usize, barrier_ns: u64) -> u64 {
+    let mut limit = u64::MAX;
+    for (p, proc) in machines[k].procs.iter().enumerate() {
+        if proc.state != RunState::BlockedBarrier {
+            continue;
+        }
+        for (n, m) in machines.iter().enumerate() {
+            if n != k && !state[p].arrived[n] {
+                limit = limit.min(m.now().saturating_add(barrier_ns));
+            }
+        }
+    }
+    limit
+}
