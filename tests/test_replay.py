@@ -142,6 +142,11 @@ TINY = {
     "phases": {"pages": 60, "refs_per_phase": 5000},
     "growing-table": {"pages": 200, "stages": 4, "lookups": 2000},
     "spikes": {"refs": 20000, "base_pages": 40, "spike_pages": 100},
+    "npb-lu": {"n": 8, "iterations": 1},
+    "npb-sp": {"n": 8, "iterations": 1},
+    "npb-cg": {"n": 800, "nonzeros_per_row": 5, "iterations": 1, "cg_iterations": 2},
+    "npb-is": {"n_keys": 20000, "max_key": 4096, "iterations": 2},
+    "npb-mg": {"n": 8, "iterations": 1},
 }
 
 

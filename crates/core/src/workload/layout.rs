@@ -45,6 +45,29 @@ impl Matrix {
     }
 }
 
+/// An n x n x n grid of points with `comps` 8-byte elements each, stored with i fastest,
+/// then j, then k, and the components of a point adjacent (Fortran's `u(comps, i, j, k)`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Grid {
+    base: u64,
+    n: u64,
+    comps: u64,
+}
+
+impl Grid {
+    /// Points per dimension.
+    pub fn n(self) -> u64 {
+        self.n
+    }
+
+    /// Byte addresses of the components of point `[k, j, i]`, in order.
+    #[inline(always)]
+    pub fn point(self, [k, j, i]: [u64; 3]) -> impl Iterator<Item = u64> {
+        let first = self.base + ELEM * (((k * self.n + j) * self.n + i) * self.comps);
+        (0..self.comps).map(move |m| first + ELEM * m)
+    }
+}
+
 impl Layout {
     /// `what` names the workload in errors ("workload lu").
     pub fn new(page_size: u64, what: String) -> Self {
@@ -85,6 +108,12 @@ impl Layout {
         let elements = rows.checked_mul(cols).ok_or_else(|| self.too_large())?;
         let bytes = elements.checked_mul(ELEM).ok_or_else(|| self.too_large())?;
         Ok(Matrix { base: self.bytes(bytes)?, cols })
+    }
+
+    pub fn grid(&mut self, n: u64, comps: u64) -> Result<Grid> {
+        let elements = n.checked_mul(n).and_then(|x| x.checked_mul(n)).and_then(|x| x.checked_mul(comps));
+        let bytes = elements.and_then(|x| x.checked_mul(ELEM)).ok_or_else(|| self.too_large())?;
+        Ok(Grid { base: self.bytes(bytes)?, n, comps })
     }
 
     /// Pages spanned so far: every page number a workload emits is below this.

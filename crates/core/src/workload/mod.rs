@@ -23,6 +23,11 @@ mod jacobi;
 mod lu;
 mod matmul;
 mod mergesort;
+mod npb_cg;
+mod npb_is;
+mod npb_lu;
+mod npb_mg;
+mod npb_sp;
 mod phases;
 mod scan;
 mod shrinking_loop;
@@ -88,6 +93,11 @@ const WORKLOADS: &[Workload] = &[
     workload!(phases, "phases"),
     workload!(growing_table, "growing-table"),
     workload!(spikes, "spikes"),
+    workload!(npb_lu, "npb-lu"),
+    workload!(npb_sp, "npb-sp"),
+    workload!(npb_cg, "npb-cg"),
+    workload!(npb_is, "npb-is"),
+    workload!(npb_mg, "npb-mg"),
 ];
 
 /// The built-in workloads, in listing order.

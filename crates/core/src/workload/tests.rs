@@ -119,7 +119,7 @@ const SMALL: &[(&str, &[(&str, &str)], bool)] = &[
 ];
 
 #[test]
-fn workload_list_names_all_fourteen() {
+fn workload_list_names_all_nineteen() {
     let names: Vec<&str> = list().iter().map(|w| w.name).collect();
     assert_eq!(
         names,
@@ -137,7 +137,12 @@ fn workload_list_names_all_fourteen() {
             "zipf",
             "phases",
             "growing-table",
-            "spikes"
+            "spikes",
+            "npb-lu",
+            "npb-sp",
+            "npb-cg",
+            "npb-is",
+            "npb-mg"
         ]
     );
     for w in list() {
@@ -703,4 +708,307 @@ fn workload_growing_table_skew_makes_recent_records_hot() {
     let uniform = share("0");
     assert!((0.07..0.13).contains(&uniform), "{uniform}");
     assert!(share("1.2") > 0.5, "{}", share("1.2"));
+}
+
+/// A workload run: name, parameters, and whether the seed matters.
+type NpbRun = (&'static str, &'static [(&'static str, &'static str)], bool);
+
+/// Small runs of the NPB-like workloads.
+const NPB_SMALL: &[NpbRun] = &[
+    ("npb-lu", &[("n", "6"), ("iterations", "2")], false),
+    ("npb-sp", &[("n", "6"), ("iterations", "2")], false),
+    ("npb-cg", &[("n", "300"), ("nonzeros_per_row", "7"), ("iterations", "2"), ("cg_iterations", "3")], true),
+    ("npb-is", &[("n_keys", "5000"), ("max_key", "512"), ("iterations", "2")], true),
+    ("npb-mg", &[("n", "8"), ("iterations", "2")], false),
+];
+
+#[test]
+fn workload_npb_deterministic_and_page_size_independent() {
+    for &(name, params, random) in NPB_SMALL {
+        let a = run(name, params, 512, 7);
+        let b = run(name, params, 512, 7);
+        assert!(a.refs.len() > 100, "{name}");
+        assert!(a.refs == b.refs && a.ids == b.ids, "{name}: same seed, different stream");
+        let c = run(name, params, 512, 8);
+        assert_eq!(a.refs != c.refs, random, "{name}: the seed matters iff the workload is random");
+        let small = run(name, params, 64, 1);
+        let large = run(name, params, 4096, 1);
+        assert!(large.distinct < small.distinct, "{name}: {} vs {}", large.distinct, small.distinct);
+        assert_eq!(large.references(), small.references(), "{name}: references depend on the page size");
+    }
+}
+
+/// Pages of an array of `elements` 8-byte elements.
+fn npb_pages(elements: u64, page_size: u64) -> u64 {
+    (elements * 8).div_ceil(page_size)
+}
+
+/// The footprint is every page of every array (arrays are page-aligned and adjacent).
+fn assert_footprint(s: &Stream, arrays: &[u64], page_size: u64, what: &str) {
+    let expected: u64 = arrays.iter().map(|&e| npb_pages(e, page_size)).sum();
+    assert_eq!(s.distinct as u64, expected, "{what}: distinct pages");
+    assert_eq!(s.refs.iter().map(|r| r.page).max(), Some(expected - 1), "{what}: highest page");
+}
+
+#[test]
+fn workload_npb_footprints_and_counts() {
+    for (n, it, ps) in [(6u64, 2u64, 64u64), (9, 1, 512), (20, 1, 4096)] {
+        let (n_s, it_s) = (n.to_string(), it.to_string());
+        let what = format!("n={n} iterations={it} page size {ps}");
+        let lu = run("npb-lu", &[("n", &n_s), ("iterations", &it_s)], ps, 1);
+        assert_footprint(&lu, &[5 * n * n * n; 7], ps, &format!("npb-lu {what}"));
+        let lu_refs = 60 * n * n * n - 30 * n * n + 70 * (n - 1) * n * n + 20 * n * (n - 1) * (n - 1);
+        assert_eq!(lu.references(), it * lu_refs, "npb-lu {what}");
+        assert_eq!(lu.count(AccessKind::Write), it * (10 * n * n * n + 10 * (n - 1) * n * n), "npb-lu {what}");
+        let sp = run("npb-sp", &[("n", &n_s), ("iterations", &it_s)], ps, 1);
+        let g = n * n * n;
+        assert_footprint(&sp, &[5 * g, 5 * g, 5 * g, 15 * g], ps, &format!("npb-sp {what}"));
+        assert_eq!(sp.references(), it * (315 * g - 120 * n * n), "npb-sp {what}");
+        assert_eq!(sp.count(AccessKind::Write), it * 85 * g, "npb-sp {what}");
+    }
+    // CG: exactly n * nonzeros_per_row entries (odd: with the diagonal; even: without).
+    for (n, nnz, ps) in [(300u64, 7u64, 64u64), (1000, 8, 512), (5000, 11, 4096)] {
+        let (n_s, nnz_s) = (n.to_string(), nnz.to_string());
+        let params = [("n", n_s.as_str()), ("nonzeros_per_row", nnz_s.as_str()), ("iterations", "2"), ("cg_iterations", "3")];
+        let s = run("npb-cg", &params, ps, 3);
+        let t = n * nnz;
+        assert_footprint(&s, &[t, t, n + 1, n, n, n, n, n], ps, &format!("npb-cg n={n} nnz={nnz}"));
+        assert_eq!(s.references(), 2 * (3 + 1) * (15 * n + 3 * t), "npb-cg n={n}");
+        assert_eq!(s.count(AccessKind::Write), 2 * (6 * n + 4 * n * 3), "npb-cg n={n}");
+    }
+    for (keys, max_key, ps) in [(5000u64, 512u64, 64u64), (100_000, 3000, 4096)] {
+        let (k_s, m_s) = (keys.to_string(), max_key.to_string());
+        let s = run("npb-is", &[("n_keys", &k_s), ("max_key", &m_s), ("iterations", "3")], ps, 3);
+        assert_footprint(&s, &[keys, keys, max_key], ps, &format!("npb-is n_keys={keys}"));
+        assert_eq!(s.references(), 3 * (3 * max_key + 7 * keys + 10 + 2), "npb-is n_keys={keys}");
+        assert_eq!(s.count(AccessKind::Write), 3 * (2 + 2 * max_key + 3 * keys), "npb-is n_keys={keys}");
+    }
+    for (n, ps) in [(8u64, 64u64), (16, 512), (32, 4096)] {
+        let s = run("npb-mg", &[("n", &n.to_string()), ("iterations", "2")], ps, 1);
+        let levels: Vec<u64> = std::iter::successors(Some(n), |&m| (m > 4).then_some(m / 2)).map(|m| m * m * m).collect();
+        let mut arrays = vec![n * n * n];
+        arrays.extend(levels.iter().chain(&levels));
+        assert_footprint(&s, &arrays, ps, &format!("npb-mg n={n}"));
+        // resid and psinv: 9 references a point; rprj3: 8 a coarse point; interp: 3 a fine point.
+        let (finest, coarsest) = (levels[0], levels[levels.len() - 1]);
+        let coarser: u64 = levels[1..].iter().sum();
+        let up: u64 = levels[..levels.len() - 1].iter().sum();
+        let cycle = 8 * coarser + 9 * coarsest + 21 * up + 9 * finest;
+        assert_eq!(s.references(), 9 * finest + 2 * cycle, "npb-mg n={n}");
+    }
+}
+
+/// Pages written in `range`, relative to its start, consecutive repeats dropped.
+fn writes_in(s: &Stream, range: std::ops::Range<u64>) -> Vec<u64> {
+    let mut out: Vec<u64> = Vec::new();
+    for r in s.refs.iter().filter(|r| r.kind == AccessKind::Write && range.contains(&r.page)) {
+        if out.last() != Some(&(r.page - range.start)) {
+            out.push(r.page - range.start);
+        }
+    }
+    out
+}
+
+#[test]
+fn workload_npb_lu_lower_sweep_forward_upper_sweep_backward() {
+    // n = 6, 64-byte pages: each grid is 216 points of 40 bytes = 135 pages; rsd is the
+    // second. One iteration writes rsd in rhs (all of it, ascending), in the lower sweep
+    // (k >= 1, ascending) and in the upper sweep (k <= 4, descending), never in update.
+    let (n, ps) = (6u64, 64u64);
+    let grid = (n * n * n * 40).div_ceil(ps);
+    let s = run("npb-lu", &[("n", "6"), ("iterations", "1")], ps, 1);
+    let w = writes_in(&s, grid..2 * grid);
+    let lower_end = w.iter().rposition(|&p| p == grid - 1).unwrap();
+    let upper = &w[lower_end + 1..];
+    // A 40-byte point may straddle two pages (its components are written in ascending
+    // order), so compare pages by when the sweep leaves them: last writes descend.
+    let mut order: Vec<u64> = Vec::new();
+    for (t, &p) in upper.iter().enumerate() {
+        if !upper[t + 1..].contains(&p) {
+            order.push(p);
+        }
+    }
+    let top = ((n - 1) * n * n * 40 - 1) / ps; // last byte of plane k = n-2
+    assert_eq!(order, (0..=top).rev().collect::<Vec<u64>>());
+    // The lower sweep, by first write, ascends from plane k = 1 to the end of the grid.
+    let rhs_end = w.iter().position(|&p| p == grid - 1).unwrap();
+    let lower = &w[rhs_end + 1..=lower_end];
+    let mut first: Vec<u64> = Vec::new();
+    for &p in lower {
+        if !first.contains(&p) {
+            first.push(p);
+        }
+    }
+    assert_eq!(first, ((n * n * 40) / ps..grid).collect::<Vec<u64>>());
+}
+
+#[test]
+fn workload_npb_sp_line_solves_stride_through_rhs() {
+    // n = 8, 64-byte pages: rhs (the second grid) has points of 40 bytes, so a j step is
+    // n*5*8 = 320 bytes = 5 pages and a k step n*n*5*8 = 2560 bytes = 40 pages (39 or 41
+    // between the ends of points that straddle a page). Only the z-solve steps along k:
+    // n*n lines of n-1 steps, once forward and once back.
+    let (n, ps) = (8u64, 64u64);
+    let grid = (n * n * n * 40) / ps;
+    let s = run("npb-sp", &[("n", "8"), ("iterations", "1")], ps, 1);
+    let w = writes_in(&s, grid..2 * grid);
+    let jumps: Vec<i64> = w.windows(2).map(|p| p[1] as i64 - p[0] as i64).collect();
+    let count = |lo: i64, hi: i64| jumps.iter().filter(|&&d| (lo..=hi).contains(&d)).count() as u64;
+    assert_eq!(count(38, 42), n * n * (n - 1), "forward k steps");
+    assert_eq!(count(-42, -38), n * n * (n - 1), "backward k steps");
+    assert!(count(-7, -4) >= n * n * (n - 1), "backward j steps");
+    // u (the first grid) is written only by add, in ascending order.
+    let u = writes_in(&s, 0..grid);
+    assert_eq!(u, (0..grid).collect::<Vec<u64>>());
+}
+
+#[test]
+fn workload_npb_cg_gathers_a_symmetric_pattern() {
+    // n = 200, 5 nonzeros a row (diagonal + 2 partners each way), 64-byte pages (8
+    // elements). One product q = A p: rows end at their write of q; the reads of p in a
+    // row are its columns, sorted; the entries, counted by (row page, column page), are
+    // symmetric.
+    let (n, nnz, ps) = (200u64, 5u64, 64u64);
+    let s = run("npb-cg", &[("n", "200"), ("nonzeros_per_row", "5"), ("iterations", "1"), ("cg_iterations", "1")], ps, 9);
+    let t = npb_pages(n * nnz, ps);
+    let colidx = t..2 * t;
+    let vec_pages = npb_pages(n, ps);
+    let p0 = 2 * t + npb_pages(n + 1, ps) + 2 * vec_pages; // values, colidx, rowptr, x, z, then p
+    let (p, q) = (p0..p0 + vec_pages, p0 + vec_pages..p0 + 2 * vec_pages);
+    let start = s.refs.iter().position(|r| colidx.contains(&r.page)).unwrap();
+    let (mut row, mut cols, mut blocks) = (0u64, Vec::new(), HashMap::new());
+    for r in &s.refs[start..] {
+        if p.contains(&r.page) {
+            assert_eq!(r.kind, AccessKind::Read);
+            cols.push(r.page - p.start);
+            *blocks.entry((row / 8, r.page - p.start)).or_insert(0u64) += 1;
+        } else if q.contains(&r.page) && r.kind == AccessKind::Write {
+            assert!(cols.windows(2).all(|c| c[0] <= c[1]), "row {row}: columns not sorted: {cols:?}");
+            assert!(cols.contains(&(row / 8)), "row {row}: no diagonal");
+            cols.clear();
+            row += 1;
+            if row == n {
+                break;
+            }
+        }
+    }
+    assert_eq!(row, n);
+    assert_eq!(blocks.values().sum::<u64>(), n * nnz);
+    for (&(a, b), &c) in &blocks {
+        assert_eq!(blocks.get(&(b, a)), Some(&c), "block ({a}, {b})");
+    }
+    // The gathers are not sequential: some row reads a column page far from its own.
+    assert!(blocks.keys().any(|&(a, b)| a.abs_diff(b) > 5));
+}
+
+#[test]
+fn workload_npb_is_counts_at_the_keys_and_places_by_rank() {
+    // 4096 keys below 1024, 64-byte pages: key and key_buff 512 pages each, count 128
+    // (8 keys a page). Counting and placing both read then write count[key] right after
+    // reading key[i]; placing then writes key_buff[rank].
+    let s = run("npb-is", &[("n_keys", "4096"), ("max_key", "1024"), ("iterations", "1")], 64, 4);
+    let (key, buff, count) = (0..512u64, 512..1024u64, 1024..1152u64);
+    let (mut counted, mut placed) = (Vec::new(), Vec::new());
+    for i in 2..s.refs.len() {
+        let (a, b, c) = (s.refs[i - 2], s.refs[i - 1], s.refs[i]);
+        let hit = a.kind == AccessKind::Read && key.contains(&a.page) && b.kind == AccessKind::Read;
+        if hit && count.contains(&b.page) && c.kind == AccessKind::Write && c.page == b.page {
+            match s.refs.get(i + 1) {
+                Some(d) if d.kind == AccessKind::Write && buff.contains(&d.page) => placed.push((c.page - 1024, d.page - 512)),
+                _ => counted.push(c.page - 1024),
+            }
+        }
+    }
+    assert_eq!((counted.len(), placed.len()), (4096, 4096));
+    // The same keys both times.
+    let mut again: Vec<u64> = placed.iter().map(|&(c, _)| c).collect();
+    let mut sorted = counted.clone();
+    again.sort_unstable();
+    sorted.sort_unstable();
+    assert_eq!(again, sorted);
+    // Sum of four uniforms: about 61% of the keys in the middle quarter (uniform: 25%).
+    let middle = counted.iter().filter(|&&c| (48..80).contains(&c)).count() as f64 / 4096.0;
+    assert!((0.5..0.72).contains(&middle), "{middle}");
+    // Ranks follow keys: a larger key's count page never places below a smaller one's.
+    placed.sort_unstable();
+    assert!(placed.windows(2).all(|w| w[0].0 == w[1].0 || w[0].1 <= w[1].1), "key_buff out of key order");
+    assert_eq!(placed.iter().map(|&(_, b)| b).collect::<std::collections::BTreeSet<_>>().len(), 512);
+}
+
+#[test]
+fn workload_npb_mg_v_cycle_visits_every_level() {
+    // n = 16, 64-byte pages: v 512 pages, u at 16, 8, 4 (512, 64, 8), r likewise.
+    let s = run("npb-mg", &[("n", "16"), ("iterations", "1")], 64, 1);
+    let sizes = [512u64, 512, 64, 8, 512, 64, 8]; // v, u0, u1, u2, r0, r1, r2
+    let array = |page: u64| {
+        let mut end = 0;
+        sizes.iter().position(|&n| {
+            end += n;
+            page < end
+        })
+    };
+    let mut labels: Vec<usize> = Vec::new();
+    let mut written = [0u64; 7];
+    for r in s.refs.iter().filter(|r| r.kind == AccessKind::Write) {
+        let a = array(r.page).unwrap();
+        written[a] += 1;
+        if labels.last() != Some(&a) {
+            labels.push(a);
+        }
+    }
+    // resid r0; down r1, r2; psinv u2; up: interp u1, resid r1, psinv u1, interp u0,
+    // resid r0, psinv u0; resid r0.
+    assert_eq!(labels, [4, 5, 6, 3, 2, 5, 2, 1, 4, 1, 4]);
+    assert_eq!(written[0], 0, "v is only read");
+    assert_eq!(s.distinct as u64, sizes.iter().sum::<u64>());
+}
+
+#[test]
+fn workload_npb_parameter_errors() {
+    for bad in ["12", "0", "4", "lots"] {
+        let e = open_err("npb-mg", &[("n", bad)], 4096);
+        assert!(e.starts_with("workload npb-mg: parameter 'n'"), "{e}");
+        if bad != "lots" {
+            assert!(e.contains("power of two >= 8") && e.contains(bad), "{e}");
+        }
+    }
+    let e = open_err("npb-lu", &[("n", "1")], 4096);
+    assert!(e.starts_with("workload npb-lu: parameter 'n'") && e.contains(">= 2"), "{e}");
+    let e = open_err("npb-sp", &[("n", "2")], 4096);
+    assert!(e.starts_with("workload npb-sp: parameter 'n'"), "{e}");
+    let e = open_err("npb-cg", &[("nonzeros_per_row", "0")], 4096);
+    assert!(e.starts_with("workload npb-cg: parameter 'nonzeros_per_row'"), "{e}");
+    let e = open_err("npb-cg", &[("n", "100000000"), ("nonzeros_per_row", "20")], 4096);
+    assert!(e.starts_with("workload npb-cg: parameter 'nonzeros_per_row'") && e.contains("at most"), "{e}");
+    let e = open_err("npb-cg", &[("cg_iterations", "0")], 4096);
+    assert!(e.starts_with("workload npb-cg: parameter 'cg_iterations'"), "{e}");
+    let e = open_err("npb-is", &[("max_key", "0")], 4096);
+    assert!(e.starts_with("workload npb-is: parameter 'max_key'"), "{e}");
+    let e = open_err("npb-is", &[("n_keys", "lots")], 4096);
+    assert_eq!(e, "workload npb-is: parameter 'n_keys': expected a whole number from 1 to 1073741824, got 'lots'");
+    for name in ["npb-lu", "npb-sp", "npb-cg", "npb-is", "npb-mg"] {
+        let e = open_err(name, &[("iterations", "0")], 4096);
+        assert!(e.starts_with(&format!("workload {name}: parameter 'iterations'")), "{e}");
+    }
+    let e = open_err("npb-sp", &[("n", "3000000")], 4096);
+    assert!(e.starts_with("workload npb-sp: ") && e.contains("pages"), "{e}");
+}
+
+#[test]
+fn workload_npb_drop_stops_the_generator() {
+    for (name, params) in [
+        ("npb-lu", vec![("iterations", "1000000000")]),
+        ("npb-sp", vec![("n", "400")]),
+        ("npb-cg", vec![("iterations", "1000000000")]),
+        ("npb-is", vec![("iterations", "1000000000")]),
+        ("npb-mg", vec![("n", "512")]),
+    ] {
+        let params = kv(&params);
+        within(20, name, move || {
+            let mut src = open_workload(name, &params, 4096, 1).unwrap();
+            let mut batch = RefBatch::default();
+            assert!(src.next_batch(&mut batch).unwrap() > 0);
+            drop(src);
+        });
+    }
 }
