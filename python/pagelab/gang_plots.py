@@ -35,10 +35,12 @@ def plot_paging_activity(runs: Sequence[tuple], path, node: int = 0, until_s: Op
         ax.set_ylabel("pages/s")
         ax.set_title(label, loc="left", fontsize="medium")
         ax.grid(True, axis="y", color="0.9")
-    axes[0, 0].legend(frameon=False, fontsize="small", loc="upper right")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, frameon=False, fontsize="small", loc="upper center", ncol=2,
+               bbox_to_anchor=(0.5, 0.0))
     axes[-1, 0].set_xlabel("simulated time (s); dotted lines: job switches")
     if title:
-        fig.suptitle(title)
+        fig.suptitle(title, x=0.02, ha="left")
     _save(fig, path)
     plt.close(fig)
 

@@ -9,7 +9,8 @@ with the paper's numbers beside ours, plus the section 5.4 space-time experiment
 
 Several kinds of experiment are supported: ``[experiment] kind`` picks the runner
 (``"token-lru"`` when absent, the format above; ``"mclustering"``: page-out clustering,
-mclustering-pageout.txt section 3, in reproduce_mclustering.py). ``pagelab reproduce all``
+mclustering-pageout.txt section 3, in reproduce_mclustering.py; ``"gang"``: adaptive
+paging for gang scheduling, gang-adaptive-paging.txt section 4, in reproduce_gang.py). ``pagelab reproduce all``
 runs every file in experiments/.
 """
 
@@ -280,6 +281,7 @@ EXPERIMENT_KINDS = {
     "token-lru": ("pagelab.reproduce:run_token_lru", "pagelab.reproduce:load_experiment"),
     "mclustering": ("pagelab.reproduce_mclustering:run_mclustering",
                     "pagelab.reproduce_mclustering:load_mclustering"),
+    "gang": ("pagelab.reproduce_gang:run_gang_experiment", "pagelab.reproduce_gang:load_gang"),
 }
 #: the kind of a file without [experiment] kind (the original format, token-lru.toml)
 DEFAULT_KIND = "token-lru"

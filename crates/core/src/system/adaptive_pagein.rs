@@ -4,8 +4,9 @@
 //! in block reads before it needs them, instead of one demand fault (and a 16-page
 //! read-ahead) at a time.
 //!
-//! Decisions left open by the paper: reads take runs of pages consecutive on swap, up to
-//! `gang.ai_block_pages` each; they use free frames above the high watermark and, when
+//! Decisions left open by the paper: the recorded pages are read in swap-slot order, in
+//! runs of pages consecutive on swap of up to `gang.ai_block_pages` each (whatever their
+//! virtual order, as Linux's swap read-ahead groups by slot); they use free frames above the high watermark and, when
 //! there are none, have reclaim (selective page-out when it is on) make room with at
 //! most one batch of writes in flight; while writes are in flight a read waits until
 //! frames for a whole block have come free. The process
@@ -33,18 +34,24 @@ impl Machine {
         }
     }
 
-    /// At the switch-in of `p`: queues its recorded pages and starts reading them.
+    /// At the switch-in of `p`: queues its recorded pages that are on swap, in slot
+    /// order, and starts reading them.
     pub(super) fn adaptive_page_in(&mut self, p: u16) {
         let g = self.gang.as_mut().unwrap();
         let records = std::mem::take(&mut g.records[p as usize]);
         let proc = &self.procs[p as usize];
+        let mut pages: Vec<Gid> = Vec::new();
         for (start, len) in records {
             for v in start..start + len as u64 {
                 if let Some(&gid) = proc.by_vpage.get(&v) {
-                    g.page_in_queue.push_back(gid);
+                    if self.pages.flags[gid as usize] & SWAP_VALID != 0 {
+                        pages.push(gid);
+                    }
                 }
             }
         }
+        pages.sort_unstable_by_key(|&gid| self.pages.slot[gid as usize]);
+        g.page_in_queue.extend(pages);
         self.pump_page_in();
     }
 
@@ -99,7 +106,7 @@ impl Machine {
             let done = self.disk.submit(self.now, IoKind::Read, first, run.len() as u32);
             for &gid in &run {
                 self.pages.flags[gid as usize] |= PAGING_IN;
-                self.events.push(done, Event::Prefetched(gid));
+                self.events.push(done, Event::AdaptiveIn(gid));
             }
             let g = self.gang.as_mut().unwrap();
             g.stats.ai_pages += run.len() as u64;

@@ -11,8 +11,10 @@
 //!
 //! Low priority: a write is issued only when the disk is idle, `gang.bg_batch_pages`
 //! pages at a time (consecutive swap slots in one request), and the next only when it
-//! has completed. The walk goes once over the process's pages per quantum, so that no
-//! page is written twice in one quantum (the repeated writing section 3.4 warns of).
+//! has completed. Which dirty pages: the walk over the process's pages gives a page
+//! referenced since the walk last passed a second chance (clearing its referenced bit,
+//! as a page-out daemon laundering pages does), so that pages still being written are
+//! left alone; this is our answer to the repeated writing section 3.4 warns of.
 
 use super::config::ClusteringKind;
 use super::disk::IoKind;
@@ -21,7 +23,7 @@ use super::machine::Machine;
 use super::memory::*;
 
 /// How long background writing waits before looking again when the switch would not
-/// have to page out.
+/// have to page out or no dirty page qualified.
 const IDLE_RETRY_NS: u64 = 100_000_000;
 
 impl Machine {
@@ -42,32 +44,30 @@ impl Machine {
         let mut cursor = g.bg_cursor;
         let proc = &self.procs[p as usize];
         let n = proc.gid_of.len();
-        if g.bg_examined >= n {
-            // one walk per quantum: a page written again after its background write waits
-            // for the switch
-            return;
-        }
-        let mut examined = g.bg_examined;
         let mut pages: Vec<Gid> = Vec::new();
-        while examined < n {
+        // at most one lap: dirty pages referenced since the last look get a second chance
+        for _ in 0..n {
             if pages.len() == batch {
                 break;
             }
-            examined += 1;
             let gid = proc.gid_of[cursor];
             cursor = if cursor + 1 == n { 0 } else { cursor + 1 };
             if gid == NO_GID {
                 continue;
             }
             let f = self.pages.flags[gid as usize];
-            if f & (RESIDENT | DIRTY) == RESIDENT | DIRTY && f & (WRITING | PAGING_IN) == 0 {
+            if f & (RESIDENT | DIRTY) != RESIDENT | DIRTY || f & (WRITING | PAGING_IN) != 0 {
+                continue;
+            }
+            if f & REFERENCED != 0 {
+                self.pages.flags[gid as usize] = f & !REFERENCED;
+            } else {
                 pages.push(gid);
             }
         }
-        let g = self.gang.as_mut().unwrap();
-        g.bg_cursor = cursor;
-        g.bg_examined = examined;
+        self.gang.as_mut().unwrap().bg_cursor = cursor;
         if pages.is_empty() {
+            self.events.push(self.now + IDLE_RETRY_NS, Event::BackgroundWrite(generation));
             return;
         }
         let mut last_done = self.now;

@@ -153,6 +153,19 @@ pub struct SwapConfig {
     pub page_cluster: u32,
     /// Fraction of swap slots occupied at random before the run (section 3.4).
     pub fragmentation: f64,
+    /// Without clustering: a page written after it came back from swap gives up its slot
+    /// (Linux 2.2's swap cache: a write fault deletes the page from it), so its next
+    /// page-out takes the next free slot and successive page-outs land on successive
+    /// slots. Off: a page keeps the slot of its first page-out for life. Clustering
+    /// always allocates afresh.
+    pub free_on_write: bool,
+}
+
+impl SwapConfig {
+    /// A stale swap copy (the page was written since) gives up its slot at once.
+    pub fn frees_stale_slots(&self) -> bool {
+        self.clustering != ClusteringKind::None || self.free_on_write
+    }
 }
 
 impl Default for SwapConfig {
@@ -166,6 +179,7 @@ impl Default for SwapConfig {
             read_window: 16,
             page_cluster: 4,
             fragmentation: 0.0,
+            free_on_write: false,
         }
     }
 }

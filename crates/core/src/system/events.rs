@@ -14,6 +14,8 @@ pub enum Event {
     PageIn(u16, Gid),
     /// A page brought in by read-around arrived.
     Prefetched(Gid),
+    /// A page brought in by adaptive page-in arrived (gang-adaptive-paging.txt 3.3).
+    AdaptiveIn(Gid),
     /// A page-out write completed.
     WriteDone(Gid),
     /// kswapd wakes (free frames fell below the low watermark).

@@ -67,10 +67,8 @@ pub struct GangNode {
     pub records: Vec<Vec<(u64, u32)>>,
     /// Recorded pages still to be read for the running process.
     pub page_in_queue: std::collections::VecDeque<super::memory::Gid>,
-    /// Where background writing's walk of the running process's pages goes on, and how
-    /// many pages it has looked at in this quantum.
+    /// Where background writing's walk of the running process's pages goes on.
     pub bg_cursor: usize,
-    pub bg_examined: usize,
     pub stats: GangStats,
     pub switch_log: Vec<SwitchRecord>,
 }
@@ -93,7 +91,6 @@ impl GangNode {
             records: vec![Vec::new(); processes],
             page_in_queue: Default::default(),
             bg_cursor: 0,
-            bg_examined: 0,
             stats: GangStats::default(),
             switch_log: Vec::new(),
         }
@@ -201,7 +198,6 @@ impl Machine {
         g.switch_in_epoch[next as usize] = self.epoch;
         g.page_in_queue.clear();
         g.bg_cursor = 0;
-        g.bg_examined = 0;
         if from.is_some() {
             g.stats.switches += 1;
         }

@@ -324,6 +324,20 @@ impl Machine {
                     self.make_ready(owner);
                 }
             }
+            Event::AdaptiveIn(gid) => {
+                // an induced fault: the page is mapped and counts as referenced, a page
+                // of the working set and not a guess like read-around's
+                let f = &mut self.pages.flags[gid as usize];
+                *f = (*f & !PAGING_IN) | RESIDENT | REFERENCED;
+                let owner = self.pages.owner[gid as usize];
+                let proc = &mut self.procs[owner as usize];
+                proc.rss += 1;
+                self.reclaimer.on_resident(gid);
+                if proc.waiting_on == gid {
+                    proc.waiting_on = NO_GID;
+                    self.make_ready(owner);
+                }
+            }
             Event::BarrierRelease(p) => {
                 let proc = &mut self.procs[p as usize];
                 if proc.at_final_barrier {
@@ -340,7 +354,7 @@ impl Machine {
                 let mut nf = f & !WRITING;
                 if f & DIRTY == 0 && f & TOUCHED != 0 {
                     nf |= SWAP_VALID;
-                } else if self.swap_cfg.clustering != ClusteringKind::None {
+                } else if self.swap_cfg.frees_stale_slots() {
                     // stale (written again since) or its process exited: free the slot
                     release_slot(&mut self.swap, &mut self.slot_owner, &mut self.pages.slot, gid);
                 }
@@ -458,7 +472,7 @@ impl Machine {
         let slots = &mut self.pages.slot;
         let slot_owner = &mut self.slot_owner;
         let swap = &mut self.swap;
-        let free_stale = self.swap_cfg.clustering != ClusteringKind::None;
+        let free_stale = self.swap_cfg.frees_stale_slots();
         let mut prefetch_hits = 0;
         let b = &proc.batch;
         let mut now = self.now;
@@ -673,7 +687,8 @@ impl Machine {
             if self.swap_cfg.clustering != ClusteringKind::None {
                 return self.launder(gid);
             }
-            // written alone, to the slot the page keeps for life
+            // written alone: to the slot it keeps for life, or with swap.free_on_write to
+            // the next free slot once its old one went stale
             self.unmap_for_write(gid);
             let mut slot = self.pages.slot[gid as usize];
             if slot == NO_SLOT {
@@ -869,7 +884,7 @@ impl Machine {
                 }
             }
             self.pages.flags[gid as usize] = f & WRITING;
-            if f & WRITING == 0 && self.swap_cfg.clustering != ClusteringKind::None {
+            if f & WRITING == 0 && self.swap_cfg.frees_stale_slots() {
                 release_slot(&mut self.swap, &mut self.slot_owner, &mut self.pages.slot, gid);
             }
         }
