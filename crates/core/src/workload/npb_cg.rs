@@ -8,6 +8,8 @@
 //! the matrix has exactly n * nonzeros_per_row entries, rows have that many on average,
 //! columns within a row are sorted, and duplicate entries are kept (as in COO assembly).
 //!
+//! First the matrix is assembled (makea: rowptr, colidx and values written row by row)
+//! and x set to 1, so that no page is read before the program wrote it.
 //! Each outer iteration is NPB's conj_grad plus the normalisation of x:
 //! q = 0, z = 0, r = x, p = r (one loop); rho = r.r; then cg_iterations steps of
 //! q = A p (per row: read rowptr[i], rowptr[i+1], per nonzero colidx[k], values[k],
@@ -52,6 +54,9 @@ pub(super) fn plan(p: &Params, page_size: u64, seed: u64) -> Result<Plan> {
     Ok(Plan::new(layout.span_pages(), None, move |e| {
         let m = Matrix { values, colidx, rowptr, pattern: pattern(n, per_row, seed) };
         let [x, z, p, q, r] = v;
+        // makea and the initial x = 1: the program writes its data before it reads it
+        m.assemble(e)?;
+        each(e, n, &[(x, W)])?;
         for _ in 0..iterations {
             each(e, n, &[(q, W), (z, W), (x, R), (r, W), (p, W)])?;
             each(e, n, &[(r, R)])?;
@@ -120,6 +125,20 @@ struct Matrix {
 }
 
 impl Matrix {
+    /// NPB's makea: the CSR arrays written row by row (rowptr[i], then the row's
+    /// colidx and values), then rowptr[n].
+    fn assemble(&self, e: &mut Emitter) -> Flow {
+        let (rowptr, _) = &self.pattern;
+        for i in 0..rowptr.len() - 1 {
+            e.write(self.rowptr.at(i as u64))?;
+            for k in rowptr[i]..rowptr[i + 1] {
+                e.write(self.colidx.at(k))?;
+                e.write(self.values.at(k))?;
+            }
+        }
+        e.write(self.rowptr.at(rowptr.len() as u64 - 1))
+    }
+
     /// dst = A src.
     fn multiply(&self, e: &mut Emitter, src: Array, dst: Array) -> Flow {
         let (rowptr, cols) = &self.pattern;

@@ -3,7 +3,8 @@
 //! elements each) and count (max_key). Keys are drawn once, as NPB does: max_key/4 times
 //! the sum of four seeded uniforms in [0, 1), a bell-shaped distribution.
 //!
-//! Each iteration (NPB's rank, with the full sort of full_verify folded in):
+//! First create_seq writes every key. Then each iteration (NPB's rank, with the full sort
+//! of full_verify folded in):
 //! 1. like NPB, change two keys: write key[it] and key[it + 10] (when they exist);
 //! 2. clear the counts: write count[0..max_key];
 //! 3. count: for every i read key[i], read count[key[i]], write count[key[i]];
@@ -45,6 +46,10 @@ pub(super) fn plan(p: &Params, page_size: u64, seed: u64) -> Result<Plan> {
         let draw = |rng: &mut Pcg64| (0..4).map(|_| rng.gen::<f64>()).sum::<f64>() * scale;
         let mut keys: Vec<u32> = (0..n_keys).map(|_| (draw(&mut rng) as u64).min(max_key - 1) as u32).collect();
         let mut counts = vec![0u32; max_key as usize];
+        // create_seq: the keys are written before they are sorted
+        for i in 0..n_keys {
+            e.write(a.key.at(i))?;
+        }
         for it in 1..=iterations {
             for (i, value) in [(it, it % max_key), (it + 10, max_key - 1 - it % max_key)] {
                 if i < n_keys {

@@ -20,7 +20,7 @@
 
 use super::emitter::{Emitter, Flow};
 use super::layout::{Grid, Layout};
-use super::npb_lu::{each, read, write, STENCIL};
+use super::npb_lu::{each, initialize, read, write, STENCIL};
 use super::params::Params;
 use super::stream::Plan;
 use super::{param, ParamInfo};
@@ -45,6 +45,8 @@ pub(super) fn plan(p: &Params, page_size: u64, _seed: u64) -> Result<Plan> {
     let u = sizes.iter().map(|&m| layout.grid(m, 1)).collect::<Result<Vec<_>>>()?;
     let r = sizes.iter().map(|&m| layout.grid(m, 1)).collect::<Result<Vec<_>>>()?;
     Ok(Plan::new(layout.span_pages(), None, move |e| {
+        let all: Vec<Grid> = std::iter::once(v).chain(u.iter().copied()).chain(r.iter().copied()).collect();
+        initialize(e, &all)?;
         let bottom = sizes.len() - 1;
         sweep(e, u[0], v, r[0])?;
         for _ in 0..iterations {

@@ -20,7 +20,7 @@
 
 use super::emitter::{Emitter, Flow};
 use super::layout::{Grid, Layout};
-use super::npb_lu::{each, read, step, write, Pt, STENCIL};
+use super::npb_lu::{each, initialize, read, step, write, Pt, STENCIL};
 use super::params::Params;
 use super::stream::Plan;
 use super::{param, ParamInfo};
@@ -39,6 +39,7 @@ pub(super) fn plan(p: &Params, page_size: u64, _seed: u64) -> Result<Plan> {
     let mut layout = Layout::new(page_size, p.what());
     let a = Arrays { u: layout.grid(n, 5)?, rhs: layout.grid(n, 5)?, forcing: layout.grid(n, 5)?, lhs: layout.grid(n, 15)? };
     Ok(Plan::new(layout.span_pages(), None, move |e| {
+        initialize(e, &[a.u, a.rhs, a.forcing, a.lhs])?;
         for _ in 0..iterations {
             run(e, &a)?;
         }
