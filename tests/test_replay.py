@@ -146,7 +146,7 @@ TINY = {
     "npb-sp": {"n": 8, "iterations": 1},
     "npb-cg": {"n": 800, "nonzeros_per_row": 5, "iterations": 1, "cg_iterations": 2},
     "npb-is": {"n_keys": 20000, "max_key": 4096, "iterations": 2},
-    "npb-mg": {"n": 8, "iterations": 1},
+    "npb-mg": {"n": 16, "iterations": 1},
 }
 
 

@@ -107,6 +107,9 @@ impl Machine {
             for &gid in &run {
                 self.pages.flags[gid as usize] |= PAGING_IN;
                 self.events.push(done, Event::AdaptiveIn(gid));
+                // page-ins of the process, though not by its own faults
+                let owner = self.pages.owner[gid as usize];
+                self.procs[owner as usize].counters.page_ins += 1;
             }
             let g = self.gang.as_mut().unwrap();
             g.stats.ai_pages += run.len() as u64;

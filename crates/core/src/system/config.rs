@@ -69,9 +69,12 @@ pub struct GangConfig {
     pub bg_fraction: f64,
     /// Pages background writing puts in one write, issued only when the disk is idle.
     pub bg_batch_pages: u32,
-    /// Cost of a barrier across nodes: the time from the last arrival to the release of
-    /// every process (message latency of the interconnect). Must be > 0 with > 1 node.
+    /// Fixed software cost of a barrier across nodes.
     pub barrier_us: f64,
+    /// Latency of one message over the interconnect; a barrier takes ceil(log2(nodes))
+    /// rounds of messages (a tree barrier), so it releases every process
+    /// barrier_us + rounds x message_us after the last arrival (> 0 with > 1 node).
+    pub message_us: f64,
     /// Memory locked on every node (the paper's mlock trick, section 4): these frames
     /// are taken from `system.frames`.
     pub locked_mb: f64,
@@ -88,7 +91,8 @@ impl Default for GangConfig {
             mechanisms: Vec::new(),
             bg_fraction: 0.1,
             bg_batch_pages: 16,
-            barrier_us: 100.0,
+            barrier_us: 20.0,
+            message_us: 80.0,
             locked_mb: 0.0,
             ai_block_pages: 64,
         }
@@ -98,6 +102,12 @@ impl Default for GangConfig {
 impl GangConfig {
     pub fn has(&self, m: Mechanism) -> bool {
         self.mechanisms.contains(&m)
+    }
+
+    /// From the last arrival at a barrier to the release of every process.
+    pub fn barrier_delay_ns(&self) -> u64 {
+        let rounds = (self.nodes.max(1) as f64).log2().ceil();
+        ((self.barrier_us + rounds * self.message_us) * 1e3).round() as u64
     }
 
     /// Frames left to the jobs on a node after the locked memory.
@@ -555,10 +565,10 @@ impl SystemConfig {
         if g.ai_block_pages == 0 || g.ai_block_pages > 4096 {
             return Err(Error::invalid("gang.ai_block_pages", format!("expected 1 to 4096 pages, got {}", g.ai_block_pages)));
         }
-        if g.nodes > 1 {
-            positive("gang.barrier_us", g.barrier_us)?;
-        } else {
-            non_negative("gang.barrier_us", g.barrier_us)?;
+        non_negative("gang.barrier_us", g.barrier_us)?;
+        non_negative("gang.message_us", g.message_us)?;
+        if g.nodes > 1 && g.barrier_delay_ns() == 0 {
+            return Err(Error::invalid("gang", "expected barrier_us or message_us > 0 with more than one node (a barrier takes time)"));
         }
         non_negative("gang.locked_mb", g.locked_mb)?;
         let usable = g.usable_frames(self.system.frames, self.system.page_size);

@@ -5,7 +5,8 @@
 //!
 //! The nodes run as one conservative parallel discrete-event simulation. The only thing
 //! one node tells another is that every process of a job has reached a barrier, which
-//! releases them all `barrier_us` after the last arrival. A node whose process waits at a
+//! releases them all a barrier's delay (`barrier_us` plus a message latency per round of
+//! a tree barrier) after the last arrival. A node whose process waits at a
 //! barrier may therefore not run its clock past the earliest time another node could
 //! still arrive (that node's clock plus the barrier cost); a node with nothing waiting
 //! runs freely. The driver always steps the node furthest behind, so the same
@@ -189,7 +190,8 @@ impl Machine {
     /// has finished, the process the mechanisms page out.
     fn begin_quantum(&mut self, from: Option<u16>, out: Option<u16>, next: u16) {
         // a new stamp epoch, so that the pages `next` references in this quantum can be
-        // counted at its end
+        // counted at its end (the per-sample NAP stays exact: a process runs on one side
+        // of a switch only)
         self.epoch += 1;
         let now = self.now;
         let g = self.gang.as_mut().unwrap();
@@ -312,7 +314,7 @@ pub fn run_gang(cfg: &SystemConfig, progress: Progress) -> Result<GangResult> {
         m.start()?;
         machines.push(m);
     }
-    let barrier_ns = (g.barrier_us * 1e3).round() as u64;
+    let barrier_ns = g.barrier_delay_ns();
     let mut state: Vec<Barrier> = vec![Barrier { arrived: vec![false; nodes], ..Default::default() }; cfg.processes.len()];
     let mut done = vec![false; nodes];
     let mut quiet = |_: u64| true;

@@ -138,8 +138,8 @@ fn background_writing_leaves_fewer_dirty_pages_for_the_switch() {
     assert!(bg.end_ns < ao.end_ns, "{} {}", bg.end_ns, ao.end_ns);
 }
 
-/// Parallel jobs on two nodes: a barrier releases every process `barrier_us` after the
-/// last arrival, so the job's supersteps each cost that much more than alone, and both
+/// Parallel jobs on two nodes: a barrier releases every process barrier_us + message_us
+/// (one round) after the last arrival, so the job's supersteps each cost that much more than alone, and both
 /// nodes finish together.
 #[test]
 fn barriers_synchronise_the_nodes_of_a_job() {
@@ -147,13 +147,29 @@ fn barriers_synchronise_the_nodes_of_a_job() {
     cfg.processes.truncate(1);
     cfg.processes[0].params.insert("passes".into(), serde_json::Value::from(100));
     cfg.processes[0].superstep_refs = Some(1000); // 10 passes of 100 pages: 10 supersteps
-    cfg.gang.as_mut().unwrap().barrier_us = 1000.0;
+    // a tree barrier over 2 nodes: one round of messages
+    cfg.gang.as_mut().unwrap().barrier_us = 400.0;
+    cfg.gang.as_mut().unwrap().message_us = 600.0;
     let r = run(&cfg);
     let ends: Vec<u64> = r.nodes.iter().map(|n| n.processes[0].end_ns).collect();
     assert_eq!(ends[0], ends[1]);
     // 10 barriers of 1 ms each (the last one ends the job)
     let alone = r.jobs[0].dedicated_ns;
     assert_eq!(ends[0], alone + 10 * 1_000_000, "alone {alone}");
+}
+
+/// Memory locked on every node (the paper's mlock trick) is memory the jobs do not get:
+/// jobs that fit together page once enough of it is locked.
+#[test]
+fn locked_memory_takes_frames_from_the_jobs() {
+    let free = run(&gang_cfg(2000, 600, &[], 1));
+    let mut cfg = gang_cfg(2000, 600, &[], 1);
+    cfg.gang.as_mut().unwrap().locked_mb = 1000.0 * 4096.0 / 1048576.0; // 1000 frames
+    let locked = run(&cfg);
+    assert_eq!(pages_paged(&free), 0);
+    assert!(major_faults(&locked) > 0 && locked.end_ns > free.end_ns);
+    let same = run(&gang_cfg(1000, 600, &[], 1));
+    assert_eq!(locked, same, "2000 frames with 1000 locked are 1000 frames");
 }
 
 /// Jobs that page on two nodes: each job ends at the same instant on both.
@@ -185,7 +201,12 @@ fn gang_configuration_errors_name_the_key() {
     };
     bad(&|c| c.gang.as_mut().unwrap().nodes = 0, "gang.nodes:");
     bad(&|c| c.gang.as_mut().unwrap().quantum_s = 0.0, "gang.quantum_s:");
-    bad(&|c| c.gang.as_mut().unwrap().barrier_us = 0.0, "gang.barrier_us:");
+    bad(&|c| c.gang.as_mut().unwrap().barrier_us = -1.0, "gang.barrier_us:");
+    bad(&|c| {
+        let g = c.gang.as_mut().unwrap();
+        g.barrier_us = 0.0;
+        g.message_us = 0.0;
+    }, "gang:");
     bad(&|c| c.gang.as_mut().unwrap().bg_fraction = 1.5, "gang.bg_fraction:");
     bad(&|c| c.gang.as_mut().unwrap().locked_mb = 4.0, "gang.locked_mb:");
     bad(&|c| c.gang.as_mut().unwrap().mechanisms = vec![So, So], "gang.mechanisms:");

@@ -9,7 +9,7 @@ pub struct ProcessCounters {
     pub records: u64,
     pub major_faults: u64,
     pub minor_faults: u64,
-    /// Pages read by its major faults.
+    /// Pages read for it: by its major faults, and by adaptive page-in in a gang run.
     pub page_ins: u64,
     /// Its pages written out.
     pub page_outs: u64,
