@@ -293,12 +293,8 @@ pub fn run_gang(cfg: &SystemConfig, progress: Progress) -> Result<GangResult> {
     // pages, which size every node's swap area
     let dedicated = super::dedicated_runs(cfg)?;
     let total_pages: u64 = dedicated.iter().map(|d| d.1).sum();
-    let swap_slots = if cfg.system.swap_slots > 0 {
-        cfg.system.swap_slots
-    } else {
-        // node k's processes have their own seeds: slack for a footprint that differs
-        ((total_pages + total_pages / 2 + 1024) as f64 / (1.0 - cfg.swap.fragmentation)).ceil() as u64
-    };
+    // node k's processes have their own seeds: slack for a footprint that differs
+    let swap_slots = super::swap_slots(cfg, total_pages, total_pages / 2)?;
     let barriers: Vec<Option<u64>> = cfg.processes.iter().map(|p| p.superstep_refs).collect();
     let mut machines = Vec::with_capacity(nodes);
     for k in 0..nodes {

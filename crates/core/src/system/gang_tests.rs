@@ -213,4 +213,6 @@ fn gang_configuration_errors_name_the_key() {
     bad(&|c| c.token.policy = TokenPolicyKind::Paper, "gang:");
     bad(&|c| c.processes[1].start_ms = 5.0, "processes[1].start_ms:");
     bad(&|c| c.processes[1].superstep_refs = Some(0), "processes[1].superstep_refs:");
+    // two jobs of 600 pages each need 1200 slots on every node
+    bad(&|c| c.system.swap_slots = 1000, "system.swap_slots:");
 }

@@ -60,12 +60,11 @@ pub(crate) fn dedicated_runs(cfg: &SystemConfig) -> Result<Vec<(u64, u64)>> {
         .collect()
 }
 
-/// Runs the system, and every process alone for its dedicated time.
-pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult> {
-    cfg.validate()?;
-    let dedicated = dedicated_runs(cfg)?;
-    let total_pages: u64 = dedicated.iter().map(|d| d.1).sum();
-    let swap_slots = if cfg.system.swap_slots > 0 {
+/// The swap area for processes that touch `total_pages` pages: the user's
+/// `system.swap_slots`, checked to leave a slot for every page, or that many pages plus
+/// `slack` (for clusters), plus the share `swap.fragmentation` pre-occupies.
+pub(crate) fn swap_slots(cfg: &SystemConfig, total_pages: u64, slack: u64) -> Result<u64> {
+    if cfg.system.swap_slots > 0 {
         // a page holds at most one slot at a time, so free slots for every page suffice
         let s = cfg.system.swap_slots;
         let free = s - (s as f64 * cfg.swap.fragmentation) as u64;
@@ -75,11 +74,17 @@ pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult
                 format!("expected room for the {total_pages} pages the processes touch, got {s} slots ({free} free after fragmentation)"),
             ));
         }
-        s
-    } else {
-        // room for every page with slack for clusters, and for the pre-occupied share
-        ((total_pages + total_pages / 4 + 1024) as f64 / (1.0 - cfg.swap.fragmentation)).ceil() as u64
-    };
+        return Ok(s);
+    }
+    Ok(((total_pages + slack + 1024) as f64 / (1.0 - cfg.swap.fragmentation)).ceil() as u64)
+}
+
+/// Runs the system, and every process alone for its dedicated time.
+pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult> {
+    cfg.validate()?;
+    let dedicated = dedicated_runs(cfg)?;
+    let total_pages: u64 = dedicated.iter().map(|d| d.1).sum();
+    let swap_slots = swap_slots(cfg, total_pages, total_pages / 4)?;
     let space_time = cfg.system.space_time.then(|| dedicated.iter().map(|d| d.1).collect());
     let mut result = machine::Machine::new(cfg, cfg.system.frames, swap_slots, space_time)?.run(progress)?;
     for (p, d) in result.processes.iter_mut().zip(&dedicated) {
