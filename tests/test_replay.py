@@ -10,7 +10,7 @@ from conftest import run_cli
 
 import pagelab
 
-POLICIES = ["lru", "fifo", "clock", "random", "opt"]
+POLICIES = ["lru", "fifo", "clock", "random", "opt", "arc", "mru"]
 
 #: every built-in workload at a small size (the names and parameters the engine lists)
 SMALL = {
@@ -57,10 +57,12 @@ def test_opt_lower_bound_and_lru_equals_mattson(name):
 def test_loop_of_n_plus_one_pages():
     n, passes = 100, 20
     w = pagelab.workload("scan", pages=n + 1, passes=passes)
-    r = pagelab.replay(w, policy=["lru", "fifo", "opt"], frames=[n])
+    r = pagelab.replay(w, policy=["lru", "fifo", "opt", "mru"], frames=[n])
     total = (n + 1) * passes
     assert r.faults("lru", n) == total
     assert r.faults("fifo", n) == total
+    # MRU throws out the page just used, the one the loop needs last: a fault a pass
+    assert r.faults("mru", n) == (n + 1) + (passes - 1)
     opt = r.faults("opt", n)
     # n+1 compulsory, then about one fault every n references
     assert n + 1 <= opt <= n + 1 + total // n + passes
@@ -89,7 +91,7 @@ def test_cli_replay_json_matches_api(tmp_path):
 
 def test_cli_replay_table():
     r = run_cli("replay", "--workload", "scan", "--param", "pages=50,passes=2", "--frames", "10,60",
-                "--policy", "lru,fifo,clock,opt,random")
+                "--policy", ",".join(POLICIES))
     assert r.code == 0, r.err
     for p in POLICIES:
         assert p in r.out

@@ -5,17 +5,21 @@
 //! replay and, later, the timed system, where reclaim asks the policy for victims and
 //! the memory manager applies mechanism rules around it.
 
+mod arc;
 mod clock;
 mod fifo;
 mod list;
 mod lru;
+mod mru;
 mod opt;
 mod random;
 
+pub use arc::ArcCache;
 pub use clock::Clock;
 pub use fifo::Fifo;
 pub use list::PageList;
 pub use lru::Lru;
+pub use mru::Mru;
 pub use opt::{next_use_times, Opt, NEVER};
 pub use random::RandomPolicy;
 
@@ -23,8 +27,9 @@ use crate::trace::PageId;
 use crate::{Error, Result};
 
 /// The replacement-policy interface. The caller owns residency: it calls `on_hit` for a
-/// resident page, `on_insert` after loading a page, and `select_victim` when a frame is
-/// needed (the victim is removed from the policy's structures by that call).
+/// resident page; on a miss `on_miss`, then `select_victim` when a frame is needed (the
+/// victim is removed from the policy's structures by that call), then `on_insert` after
+/// loading the page.
 /// `time` is the index of the current record in the stream (policies that need the
 /// future, like OPT, use it to look up their pre-pass).
 pub trait ReplacementPolicy: Send {
@@ -32,6 +37,10 @@ pub trait ReplacementPolicy: Send {
     /// Make per-page arrays cover ids `0..pages`.
     fn reserve_pages(&mut self, pages: usize);
     fn on_hit(&mut self, page: PageId, time: u64);
+    /// A miss on `page`, before a victim is chosen for it (policies whose choice depends
+    /// on the missing page, like ARC, prepare here).
+    #[inline(always)]
+    fn on_miss(&mut self, _page: PageId, _time: u64) {}
     fn on_insert(&mut self, page: PageId, time: u64);
     /// Choose and remove a victim among the resident pages. Called only when at least
     /// one page is resident.
@@ -53,11 +62,20 @@ pub enum PolicyKind {
     Clock,
     Random,
     Opt,
+    Arc,
+    Mru,
 }
 
 impl PolicyKind {
-    pub const ALL: [PolicyKind; 5] =
-        [PolicyKind::Lru, PolicyKind::Fifo, PolicyKind::Clock, PolicyKind::Random, PolicyKind::Opt];
+    pub const ALL: [PolicyKind; 7] = [
+        PolicyKind::Lru,
+        PolicyKind::Fifo,
+        PolicyKind::Clock,
+        PolicyKind::Random,
+        PolicyKind::Opt,
+        PolicyKind::Arc,
+        PolicyKind::Mru,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -66,6 +84,8 @@ impl PolicyKind {
             PolicyKind::Clock => "clock",
             PolicyKind::Random => "random",
             PolicyKind::Opt => "opt",
+            PolicyKind::Arc => "arc",
+            PolicyKind::Mru => "mru",
         }
     }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::policy::{next_use_times, Clock, Fifo, Lru, Opt, PolicyKind, RandomPolicy, NEVER};
+use crate::policy::{next_use_times, ArcCache, Clock, Fifo, Lru, Mru, Opt, PolicyKind, RandomPolicy, NEVER};
 use crate::stream::for_each_batch;
 use crate::trace::{AccessKind, PageId, Progress, RefSource, BATCH_RECORDS};
 use crate::{Error, Result};
@@ -129,6 +129,8 @@ pub fn replay(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig,
                 PolicyKind::Fifo => Box::new(PoolSimulation::new(Fifo::new(), frames)),
                 PolicyKind::Clock => Box::new(PoolSimulation::new(Clock::new(), frames)),
                 PolicyKind::Random => Box::new(PoolSimulation::new(RandomPolicy::new(cfg.seed), frames)),
+                PolicyKind::Arc => Box::new(PoolSimulation::new(ArcCache::new(frames), frames)),
+                PolicyKind::Mru => Box::new(PoolSimulation::new(Mru::new(), frames)),
                 PolicyKind::Opt => {
                     let next = next_use.clone().expect("OPT's pre-pass ran");
                     Box::new(PoolSimulation::new(Opt::new(next), frames))

@@ -58,6 +58,7 @@ impl<P: ReplacementPolicy> Simulate for PoolSimulation<P> {
                 if st & SEEN == 0 {
                     self.compulsory_faults += 1;
                 }
+                self.policy.on_miss(id, t);
                 if self.resident == self.frames {
                     let victim = self.policy.select_victim(t);
                     let vs = &mut self.state[victim as usize];

@@ -1,5 +1,6 @@
 //! Replay against theory: OPT is a lower bound, LRU equals the stack-distance curve,
-//! a loop of n+1 pages defeats LRU and FIFO, write-backs count dirty evictions.
+//! a loop of n+1 pages defeats LRU and FIFO (and suits MRU), write-backs count dirty
+//! evictions.
 
 use super::*;
 use crate::analysis::mrc;
@@ -41,6 +42,8 @@ fn loop_of_n_plus_one_pages() {
     assert_eq!(faults(&r, "lru", n), total);
     assert_eq!(faults(&r, "fifo", n), total);
     assert_eq!(faults(&r, "clock", n), total);
+    // MRU evicts the page just used, the one the loop needs last: one fault a pass
+    assert_eq!(faults(&r, "mru", n), (n + 1) + (passes - 1));
     let opt = faults(&r, "opt", n);
     assert!(opt >= n + 1 && opt <= n + 1 + total / n + passes, "{opt}");
 }

@@ -1,0 +1,270 @@
+//! ARC, Adaptive Replacement Cache (Megiddo and Modha, "ARC: A Self-Tuning, Low Overhead
+//! Replacement Cache", FAST 2003, figure 4). Four LRU lists over dense ids: T1 (resident,
+//! seen once recently), T2 (resident, seen at least twice), and their ghosts B1 and B2
+//! (evicted from T1 and T2; history only). The target size `p` of T1 moves towards
+//! recency on a B1 hit and towards frequency on a B2 hit. Invariants (tested):
+//! |T1| + |T2| <= c, |T1| + |B1| <= c, |T1| + |T2| + |B1| + |B2| <= 2c, 0 <= p <= c.
+//!
+//! The caller owns residency, so figure 4's cases split over the trait's calls: the
+//! adaptation and the ghost-list trimming of a miss (cases II-IV) happen in `on_miss`,
+//! REPLACE in `select_victim` (which the caller calls only when memory is full), and the
+//! placement of the page (T2 after a ghost hit, else T1) in `on_insert`.
+
+use super::{PageList, ReplacementPolicy};
+use crate::trace::PageId;
+
+const NONE: u8 = 0;
+const T1: u8 = 1;
+const T2: u8 = 2;
+const B1: u8 = 3;
+const B2: u8 = 4;
+
+#[derive(Debug)]
+pub struct ArcCache {
+    c: usize,
+    /// Target size of T1.
+    p: usize,
+    t1: PageList,
+    t2: PageList,
+    b1: PageList,
+    b2: PageList,
+    /// Which list each page is on.
+    list: Vec<u8>,
+    /// The list the missing page was found on (a ghost list, or NONE) until it is
+    /// inserted; REPLACE's tie rule looks at it.
+    missing_from: u8,
+    /// Case IV(A) with B1 empty: the victim is T1's LRU page, dropped without a ghost.
+    drop_t1: bool,
+}
+
+impl ArcCache {
+    /// ARC for a cache of `frames` pages.
+    pub fn new(frames: u32) -> Self {
+        ArcCache {
+            c: frames.max(1) as usize,
+            p: 0,
+            t1: PageList::default(),
+            t2: PageList::default(),
+            b1: PageList::default(),
+            b2: PageList::default(),
+            list: Vec::new(),
+            missing_from: NONE,
+            drop_t1: false,
+        }
+    }
+
+    fn list_of(&mut self, l: u8) -> &mut PageList {
+        match l {
+            T1 => &mut self.t1,
+            T2 => &mut self.t2,
+            B1 => &mut self.b1,
+            _ => &mut self.b2,
+        }
+    }
+
+    fn remove(&mut self, page: PageId) {
+        let l = self.list[page as usize];
+        if l != NONE {
+            self.list_of(l).unlink(page);
+            self.list[page as usize] = NONE;
+        }
+    }
+
+    fn push(&mut self, page: PageId, l: u8) {
+        self.list_of(l).push_front(page);
+        self.list[page as usize] = l;
+    }
+
+    /// Forgets the least recently used page of ghost list `l`.
+    fn drop_lru(&mut self, l: u8) {
+        if let Some(page) = self.list_of(l).tail() {
+            self.remove(page);
+        }
+    }
+
+    #[cfg(test)]
+    fn sizes(&self) -> (usize, usize, usize, usize, usize) {
+        (self.t1.len(), self.t2.len(), self.b1.len(), self.b2.len(), self.p)
+    }
+}
+
+impl ReplacementPolicy for ArcCache {
+    fn name(&self) -> &'static str {
+        "arc"
+    }
+
+    fn reserve_pages(&mut self, pages: usize) {
+        for l in [&mut self.t1, &mut self.t2, &mut self.b1, &mut self.b2] {
+            l.reserve_pages(pages);
+        }
+        if pages > self.list.len() {
+            self.list.resize(pages, NONE);
+        }
+    }
+
+    /// Case I: a hit moves the page to the MRU end of T2.
+    #[inline]
+    fn on_hit(&mut self, page: PageId, _time: u64) {
+        self.remove(page);
+        self.push(page, T2);
+    }
+
+    /// Cases II-IV before the victim is chosen.
+    fn on_miss(&mut self, page: PageId, _time: u64) {
+        let (b1, b2) = (self.b1.len(), self.b2.len());
+        self.missing_from = self.list[page as usize];
+        self.drop_t1 = false;
+        match self.missing_from {
+            // II: a recency miss; grow T1's target
+            B1 => self.p = (self.p + (b2 / b1).max(1)).min(self.c),
+            // III: a frequency miss; shrink it
+            B2 => self.p = self.p.saturating_sub((b1 / b2).max(1)),
+            _ => {
+                let (t1, t2) = (self.t1.len(), self.t2.len());
+                if t1 + b1 == self.c {
+                    // IV(A)
+                    if t1 < self.c {
+                        self.drop_lru(B1);
+                    } else {
+                        self.drop_t1 = true;
+                    }
+                } else if t1 + t2 + b1 + b2 >= self.c && t1 + t2 + b1 + b2 == 2 * self.c {
+                    // IV(B)
+                    self.drop_lru(B2);
+                }
+            }
+        }
+    }
+
+    /// REPLACE(x, p): T1's LRU page to B1 if T1 exceeds its target (or meets it on a B2
+    /// miss), else T2's LRU page to B2.
+    fn select_victim(&mut self, _time: u64) -> PageId {
+        let t1 = self.t1.len();
+        let from_t1 = t1 >= 1 && (t1 > self.p || (self.missing_from == B2 && t1 == self.p) || self.t2.is_empty());
+        if from_t1 {
+            let victim = self.t1.tail().expect("a resident page");
+            self.remove(victim);
+            if !std::mem::take(&mut self.drop_t1) {
+                self.push(victim, B1);
+            }
+            victim
+        } else {
+            let victim = self.t2.tail().expect("a resident page");
+            self.remove(victim);
+            self.push(victim, B2);
+            victim
+        }
+    }
+
+    fn on_insert(&mut self, page: PageId, _time: u64) {
+        let ghost = std::mem::replace(&mut self.missing_from, NONE);
+        self.remove(page);
+        self.push(page, if ghost == B1 || ghost == B2 { T2 } else { T1 });
+    }
+
+    fn on_remove(&mut self, page: PageId) {
+        if matches!(self.list[page as usize], T1 | T2) {
+            self.remove(page);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// Drives a policy as the replay engine does; `check(policy, step, resident)` runs
+    /// after every reference. Returns the faults.
+    fn run<P: ReplacementPolicy>(policy: &mut P, c: usize, stream: &[PageId], mut check: impl FnMut(&P, usize, usize)) -> u64 {
+        let pages = *stream.iter().max().unwrap() as usize + 1;
+        policy.reserve_pages(pages);
+        let mut resident = vec![false; pages];
+        let (mut count, mut faults) = (0, 0);
+        for (t, &x) in stream.iter().enumerate() {
+            if resident[x as usize] {
+                policy.on_hit(x, t as u64);
+            } else {
+                faults += 1;
+                policy.on_miss(x, t as u64);
+                if count == c {
+                    let v = policy.select_victim(t as u64);
+                    assert!(resident[v as usize] && v != x);
+                    resident[v as usize] = false;
+                } else {
+                    count += 1;
+                }
+                policy.on_insert(x, t as u64);
+                resident[x as usize] = true;
+            }
+            check(policy, t, count);
+        }
+        faults
+    }
+
+    /// Figure 4's invariants, after every reference.
+    fn checked(arc: &mut ArcCache, c: usize, stream: &[PageId]) -> u64 {
+        run(arc, c, stream, |arc, t, count| {
+            let (t1, t2, b1, b2, p) = arc.sizes();
+            assert_eq!(t1 + t2, count, "T1 and T2 are the resident pages");
+            assert!(t1 + b1 <= c, "|T1| + |B1| = {} > c at {t}", t1 + b1);
+            assert!(t1 + t2 + b1 + b2 <= 2 * c, "directory larger than 2c at {t}");
+            assert!(p <= c);
+        })
+    }
+
+    #[test]
+    fn invariants_hold_on_random_streams() {
+        for (c, pages, seed) in [(1usize, 5u32, 1u64), (4, 10, 2), (16, 40, 3), (50, 60, 4), (50, 500, 5)] {
+            let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+            // a mix of a hot set and a wide range, so that both ghost lists fill
+            let stream: Vec<PageId> = (0..20_000)
+                .map(|_| if rng.gen_bool(0.5) { rng.gen_range(0..pages / 4 + 1) } else { rng.gen_range(0..pages) })
+                .collect();
+            let mut arc = ArcCache::new(c as u32);
+            checked(&mut arc, c, &stream);
+            let (_, _, b1, b2, _) = arc.sizes();
+            assert!(c == 1 || b1 + b2 > 0, "the ghost lists were used");
+        }
+    }
+
+    /// Scan resistance (section 1 of the paper): a hot set referenced twice stays in T2
+    /// while a long scan of new pages passes through T1; LRU loses the hot set to it.
+    #[test]
+    fn a_scan_does_not_flush_the_frequent_pages() {
+        let c = 100;
+        let mut stream: Vec<PageId> = Vec::new();
+        let mut next_new = 1000;
+        for _ in 0..50 {
+            stream.extend(0..60); // the hot set, 60 pages, twice
+            stream.extend(0..60);
+            for _ in 0..200 {
+                stream.push(next_new); // a scan of pages never seen again
+                next_new += 1;
+            }
+        }
+        let arc = checked(&mut ArcCache::new(c as u32), c, &stream);
+        let lru = run(&mut crate::policy::Lru::new(), c, &stream, |_, _, _| {});
+        // the scan costs 200 faults a round under both; LRU also refaults the hot set
+        // every round, ARC only in the first
+        assert_eq!(lru, 50 * 260, "LRU {lru}");
+        assert_eq!(arc, 60 + 50 * 200, "ARC {arc}");
+    }
+
+    /// The adaptation: a B1 hit grows p by max(|B2|/|B1|, 1), a B2 hit shrinks it.
+    #[test]
+    fn ghost_hits_move_the_target() {
+        let mut arc = ArcCache::new(4);
+        // 0..4 fill T1; 0 again moves to T2; 4 pushes T1's LRU page 1 into B1
+        checked(&mut arc, 4, &[0, 1, 2, 3, 0, 4]);
+        assert_eq!(arc.sizes(), (3, 1, 1, 0, 0));
+        assert_eq!(arc.list[1], B1);
+        arc.on_miss(1, 6);
+        assert_eq!(arc.p, 1);
+        // REPLACE: |T1| = 3 > p: T1's LRU page (2) goes to B1; 1 comes back into T2
+        assert_eq!(arc.select_victim(6), 2);
+        arc.on_insert(1, 6);
+        assert_eq!((arc.list[1], arc.list[2]), (T2, B1));
+        assert_eq!(arc.sizes(), (2, 2, 1, 0, 1));
+    }
+}
