@@ -167,40 +167,21 @@ impl ReplacementPolicy for ArcCache {
             self.remove(page);
         }
     }
+
+    /// A hit reads the page's list tag and its links in T1 or T2.
+    #[inline(always)]
+    fn prefetch(&self, page: PageId) {
+        crate::hint::prefetch(&self.list, page as usize);
+        self.t1.prefetch(page);
+        self.t2.prefetch(page);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::testing::run;
     use rand::{Rng, SeedableRng};
-
-    /// Drives a policy as the replay engine does; `check(policy, step, resident)` runs
-    /// after every reference. Returns the faults.
-    fn run<P: ReplacementPolicy>(policy: &mut P, c: usize, stream: &[PageId], mut check: impl FnMut(&P, usize, usize)) -> u64 {
-        let pages = *stream.iter().max().unwrap() as usize + 1;
-        policy.reserve_pages(pages);
-        let mut resident = vec![false; pages];
-        let (mut count, mut faults) = (0, 0);
-        for (t, &x) in stream.iter().enumerate() {
-            if resident[x as usize] {
-                policy.on_hit(x, t as u64);
-            } else {
-                faults += 1;
-                policy.on_miss(x, t as u64);
-                if count == c {
-                    let v = policy.select_victim(t as u64);
-                    assert!(resident[v as usize] && v != x);
-                    resident[v as usize] = false;
-                } else {
-                    count += 1;
-                }
-                policy.on_insert(x, t as u64);
-                resident[x as usize] = true;
-            }
-            check(policy, t, count);
-        }
-        faults
-    }
 
     /// Figure 4's invariants, after every reference.
     fn checked(arc: &mut ArcCache, c: usize, stream: &[PageId]) -> u64 {

@@ -6,22 +6,32 @@
 //! the memory manager applies mechanism rules around it.
 
 mod arc;
+mod car;
 mod clock;
 mod fifo;
+mod lfu;
+mod lirs;
 mod list;
 mod lru;
 mod mru;
 mod opt;
 mod random;
+#[cfg(test)]
+mod testing;
+mod two_q;
 
 pub use arc::ArcCache;
+pub use car::Car;
 pub use clock::Clock;
 pub use fifo::Fifo;
 pub use list::PageList;
+pub use lfu::Lfu;
+pub use lirs::Lirs;
 pub use lru::Lru;
 pub use mru::Mru;
 pub use opt::{next_use_times, Opt, NEVER};
 pub use random::RandomPolicy;
+pub use two_q::TwoQ;
 
 use crate::trace::PageId;
 use crate::{Error, Result};
@@ -64,10 +74,14 @@ pub enum PolicyKind {
     Opt,
     Arc,
     Mru,
+    Lirs,
+    TwoQ,
+    Lfu,
+    Car,
 }
 
 impl PolicyKind {
-    pub const ALL: [PolicyKind; 7] = [
+    pub const ALL: [PolicyKind; 11] = [
         PolicyKind::Lru,
         PolicyKind::Fifo,
         PolicyKind::Clock,
@@ -75,6 +89,10 @@ impl PolicyKind {
         PolicyKind::Opt,
         PolicyKind::Arc,
         PolicyKind::Mru,
+        PolicyKind::Lirs,
+        PolicyKind::TwoQ,
+        PolicyKind::Lfu,
+        PolicyKind::Car,
     ];
 
     pub fn name(self) -> &'static str {
@@ -86,6 +104,10 @@ impl PolicyKind {
             PolicyKind::Opt => "opt",
             PolicyKind::Arc => "arc",
             PolicyKind::Mru => "mru",
+            PolicyKind::Lirs => "lirs",
+            PolicyKind::TwoQ => "2q",
+            PolicyKind::Lfu => "lfu",
+            PolicyKind::Car => "car",
         }
     }
 

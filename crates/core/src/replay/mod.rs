@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::policy::{next_use_times, ArcCache, Clock, Fifo, Lru, Mru, Opt, PolicyKind, RandomPolicy, NEVER};
+use crate::policy::{next_use_times, ArcCache, Car, Clock, Fifo, Lfu, Lirs, Lru, Mru, Opt, PolicyKind, RandomPolicy, TwoQ, NEVER};
 use crate::stream::for_each_batch;
 use crate::trace::{AccessKind, PageId, Progress, RefSource, BATCH_RECORDS};
 use crate::{Error, Result};
@@ -131,6 +131,10 @@ pub fn replay(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig,
                 PolicyKind::Random => Box::new(PoolSimulation::new(RandomPolicy::new(cfg.seed), frames)),
                 PolicyKind::Arc => Box::new(PoolSimulation::new(ArcCache::new(frames), frames)),
                 PolicyKind::Mru => Box::new(PoolSimulation::new(Mru::new(), frames)),
+                PolicyKind::Lirs => Box::new(PoolSimulation::new(Lirs::new(frames), frames)),
+                PolicyKind::TwoQ => Box::new(PoolSimulation::new(TwoQ::new(frames), frames)),
+                PolicyKind::Lfu => Box::new(PoolSimulation::new(Lfu::new(), frames)),
+                PolicyKind::Car => Box::new(PoolSimulation::new(Car::new(frames), frames)),
                 PolicyKind::Opt => {
                     let next = next_use.clone().expect("OPT's pre-pass ran");
                     Box::new(PoolSimulation::new(Opt::new(next), frames))
