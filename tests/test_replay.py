@@ -10,7 +10,7 @@ from conftest import run_cli
 
 import pagelab
 
-POLICIES = ["lru", "fifo", "clock", "random", "opt", "arc", "mru", "lirs", "2q", "lfu", "car"]
+POLICIES = ["lru", "fifo", "clock", "random", "opt", "arc", "mru", "lirs", "2q", "lfu", "car", "clock-pro", "eelru"]
 
 #: every built-in workload at a small size (the names and parameters the engine lists)
 SMALL = {

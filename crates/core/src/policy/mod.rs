@@ -8,6 +8,8 @@
 mod arc;
 mod car;
 mod clock;
+mod clock_pro;
+mod eelru;
 mod fifo;
 mod lfu;
 mod lirs;
@@ -23,6 +25,8 @@ mod two_q;
 pub use arc::ArcCache;
 pub use car::Car;
 pub use clock::Clock;
+pub use clock_pro::ClockPro;
+pub use eelru::Eelru;
 pub use fifo::Fifo;
 pub use list::PageList;
 pub use lfu::Lfu;
@@ -78,10 +82,12 @@ pub enum PolicyKind {
     TwoQ,
     Lfu,
     Car,
+    ClockPro,
+    Eelru,
 }
 
 impl PolicyKind {
-    pub const ALL: [PolicyKind; 11] = [
+    pub const ALL: [PolicyKind; 13] = [
         PolicyKind::Lru,
         PolicyKind::Fifo,
         PolicyKind::Clock,
@@ -93,6 +99,8 @@ impl PolicyKind {
         PolicyKind::TwoQ,
         PolicyKind::Lfu,
         PolicyKind::Car,
+        PolicyKind::ClockPro,
+        PolicyKind::Eelru,
     ];
 
     pub fn name(self) -> &'static str {
@@ -108,6 +116,8 @@ impl PolicyKind {
             PolicyKind::TwoQ => "2q",
             PolicyKind::Lfu => "lfu",
             PolicyKind::Car => "car",
+            PolicyKind::ClockPro => "clock-pro",
+            PolicyKind::Eelru => "eelru",
         }
     }
 

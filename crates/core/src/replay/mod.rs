@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::policy::{next_use_times, ArcCache, Car, Clock, Fifo, Lfu, Lirs, Lru, Mru, Opt, PolicyKind, RandomPolicy, TwoQ, NEVER};
+use crate::policy::{
+    next_use_times, ArcCache, Car, Clock, ClockPro, Eelru, Fifo, Lfu, Lirs, Lru, Mru, Opt, PolicyKind, RandomPolicy, TwoQ, NEVER,
+};
 use crate::stream::for_each_batch;
 use crate::trace::{AccessKind, PageId, Progress, RefSource, BATCH_RECORDS};
 use crate::{Error, Result};
@@ -135,6 +137,8 @@ pub fn replay(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig,
                 PolicyKind::TwoQ => Box::new(PoolSimulation::new(TwoQ::new(frames), frames)),
                 PolicyKind::Lfu => Box::new(PoolSimulation::new(Lfu::new(), frames)),
                 PolicyKind::Car => Box::new(PoolSimulation::new(Car::new(frames), frames)),
+                PolicyKind::ClockPro => Box::new(PoolSimulation::new(ClockPro::new(frames), frames)),
+                PolicyKind::Eelru => Box::new(PoolSimulation::new(Eelru::new(frames), frames)),
                 PolicyKind::Opt => {
                     let next = next_use.clone().expect("OPT's pre-pass ran");
                     Box::new(PoolSimulation::new(Opt::new(next), frames))
