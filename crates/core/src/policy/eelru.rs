@@ -240,7 +240,9 @@ pub struct Eelru {
     e_min: u32,
     l_max: u32,
     /// The sorted distinct eviction points and M; segment `i >= 1` of the histogram is
-    /// the positions in `(bounds[i - 1], bounds[i]]`. `bounds[0] = e_min`.
+    /// the positions in `(bounds[i - 1], bounds[i]]`. `bounds[0] = e_min`. (Only the
+    /// tests read it back; the running sums are indexed through `pairs`.)
+    #[cfg_attr(not(test), allow(dead_code))]
     bounds: Vec<u32>,
     /// Index of M in `bounds`.
     m_at: usize,
