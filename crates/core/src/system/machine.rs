@@ -310,34 +310,8 @@ impl Machine {
                 self.reclaimer.on_resident(gid);
                 self.make_ready(p);
             }
-            Event::Prefetched(gid) => {
-                let f = &mut self.pages.flags[gid as usize];
-                *f = (*f & !(PAGING_IN | REFERENCED)) | RESIDENT | PREFETCHED;
-                let owner = self.pages.owner[gid as usize];
-                let proc = &mut self.procs[owner as usize];
-                proc.rss += 1;
-                self.reclaimer.on_resident_unused(gid);
-                self.prefetched += 1;
-                if proc.waiting_on == gid {
-                    // it faulted on this page while the read was in flight
-                    proc.waiting_on = NO_GID;
-                    self.make_ready(owner);
-                }
-            }
-            Event::AdaptiveIn(gid) => {
-                // an induced fault: the page is mapped and counts as referenced, a page
-                // of the working set and not a guess like read-around's
-                let f = &mut self.pages.flags[gid as usize];
-                *f = (*f & !PAGING_IN) | RESIDENT | REFERENCED;
-                let owner = self.pages.owner[gid as usize];
-                let proc = &mut self.procs[owner as usize];
-                proc.rss += 1;
-                self.reclaimer.on_resident(gid);
-                if proc.waiting_on == gid {
-                    proc.waiting_on = NO_GID;
-                    self.make_ready(owner);
-                }
-            }
+            Event::Prefetched(gid) => self.arrived_unasked(gid, false),
+            Event::AdaptiveIn(gid) => self.arrived_unasked(gid, true),
             Event::BarrierRelease(p) => {
                 let proc = &mut self.procs[p as usize];
                 if proc.at_final_barrier {
@@ -409,6 +383,32 @@ impl Machine {
             }
         }
         Ok(())
+    }
+
+    /// A page read for its process but not at its own fault arrived: read-around's guess
+    /// enters unreferenced (on BSD's inactive queue) and counts as prefetched; adaptive
+    /// page-in's (`induced`, a fault made for the process) is mapped and referenced, a
+    /// page of the working set. The owner goes on if it faulted on the page meanwhile.
+    fn arrived_unasked(&mut self, gid: Gid, induced: bool) {
+        let f = &mut self.pages.flags[gid as usize];
+        *f = if induced {
+            (*f & !PAGING_IN) | RESIDENT | REFERENCED
+        } else {
+            (*f & !(PAGING_IN | REFERENCED)) | RESIDENT | PREFETCHED
+        };
+        if induced {
+            self.reclaimer.on_resident(gid);
+        } else {
+            self.reclaimer.on_resident_unused(gid);
+            self.prefetched += 1;
+        }
+        let owner = self.pages.owner[gid as usize];
+        let proc = &mut self.procs[owner as usize];
+        proc.rss += 1;
+        if proc.waiting_on == gid {
+            proc.waiting_on = NO_GID;
+            self.make_ready(owner);
+        }
     }
 
     fn resume(&mut self, p: u16) {
@@ -694,8 +694,7 @@ impl Machine {
             if slot == NO_SLOT {
                 // run_system checked that the swap area has a slot for every page
                 slot = self.swap.allocate_one().expect("swap sized to hold every page") as u32;
-                self.pages.slot[gid as usize] = slot;
-                self.slot_owner[slot as usize] = gid;
+                self.set_slot(gid, slot as u64);
             }
             let done = self.disk.submit(self.now, IoKind::Write, slot as u64, 1);
             self.events.push(done, Event::WriteDone(gid));
@@ -780,9 +779,7 @@ impl Machine {
         for w in writes {
             let done = self.disk.submit(self.now, IoKind::Write, w.slot, w.pages.len() as u32);
             for (k, &g) in w.pages.iter().enumerate() {
-                let slot = w.slot + k as u64;
-                self.pages.slot[g as usize] = slot as u32;
-                self.slot_owner[slot as usize] = g;
+                self.set_slot(g, w.slot + k as u64);
                 self.events.push(done, Event::WriteDone(g));
             }
         }
