@@ -202,6 +202,7 @@ fn gang_configuration_errors_name_the_key() {
     bad(&|c| c.gang.as_mut().unwrap().nodes = 0, "gang.nodes:");
     bad(&|c| c.gang.as_mut().unwrap().quantum_s = 0.0, "gang.quantum_s:");
     bad(&|c| c.gang.as_mut().unwrap().barrier_us = -1.0, "gang.barrier_us:");
+    bad(&|c| c.gang.as_mut().unwrap().message_us = f64::NAN, "gang.message_us:");
     bad(&|c| {
         let g = c.gang.as_mut().unwrap();
         g.barrier_us = 0.0;
