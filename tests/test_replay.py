@@ -10,7 +10,8 @@ from conftest import run_cli
 
 import pagelab
 
-POLICIES = ["lru", "fifo", "clock", "random", "opt", "arc", "mru", "lirs", "2q", "lfu", "car", "clock-pro", "eelru"]
+POLICIES = ["lru", "fifo", "clock", "random", "opt", "arc", "mru", "lirs", "2q", "lfu", "car", "clock-pro", "eelru",
+            "seq", "last-static:0", "last-dynamic:60", "dp-approx:0.5"]
 
 #: every built-in workload at a small size (the names and parameters the engine lists)
 SMALL = {
@@ -149,6 +150,13 @@ TINY = {
     "npb-cg": {"n": 800, "nonzeros_per_row": 5, "iterations": 1, "cg_iterations": 2},
     "npb-is": {"n_keys": 20000, "max_key": 4096, "iterations": 2},
     "npb-mg": {"n": 16, "iterations": 1},
+    "npb-ft": {"n1": 16, "n2": 16, "n3": 8, "iterations": 1},
+    "npb-bt": {"n": 6, "iterations": 2},
+    "spec-gzip": {"files": 1, "file_kib": 64, "window_kib": 8},
+    "spec-mcf": {"nodes": 1024, "arcs": 8192, "iterations": 2, "pivots": 20},
+    "spec-swim": {"n": 32, "iterations": 2},
+    "spec-wupwise": {"l": 3, "iterations": 2},
+    "spec-apsi": {"nx": 16, "ny": 16, "nz": 8, "iterations": 1},
 }
 
 
@@ -167,3 +175,29 @@ def test_every_size(name):
     by = {p: r[r.policy == p].sort_values("frames")["faults"].to_numpy() for p in POLICIES}
     for p in POLICIES:
         assert (by["opt"] <= by[p]).all(), p
+
+
+def test_parameters_variable_size_policies_and_counters():
+    """Policies with a parameter come back under their label; Working Set and PFF run
+    once, with frames 0 and the memory they used; predictive policies report counts."""
+    w = pagelab.workload("zipf", pages=500, refs=20000, seed=1)
+    r = pagelab.replay(w, policy=["ws:200", "pff:50", "last-static:-5", "lru"], frames=[50, 100])
+    assert [(x["policy"], x["frames"]) for x in r] == [
+        ("ws:200", 0), ("pff:50", 0), ("last-static:-5", 50), ("last-static:-5", 100), ("lru", 50), ("lru", 100)]
+    assert 0 < r[0]["mean_resident"] < 200
+    assert r.faults("ws:200") == r[0]["faults"]
+    df = r.to_dataframe()
+    assert {"mean_resident", "predictions", "dead_list_evictions", "under_predictions"} <= set(df.columns)
+    static = df[df.policy == "last-static:-5"]
+    assert (static["dead_list_evictions"] + static["lru_evictions"] > 0).all()
+
+
+def test_cli_policy_parameters_and_their_errors():
+    r = run_cli("replay", "--workload", "scan", "--param", "pages=50,passes=3", "--frames", "40",
+                "--policy", "ws:60,last-dynamic:10,dp-approx:0.25")
+    assert r.code == 0, r.err
+    assert "ws:60" in r.out and "variable" in r.out and "dp-approx:0.25" in r.out
+    for bad, says in [("dp-approx:7", "0 < a <= 1"), ("ws:x", "window"), ("lru:2", "takes no parameter")]:
+        r = run_cli("replay", "--workload", "scan", "--frames", "40", "--policy", bad)
+        assert r.code != 0 and says in r.err and "Traceback" not in r.err, (bad, r.err)
+        assert len(r.err.strip().splitlines()) == 1, r.err

@@ -23,7 +23,9 @@ mod jacobi;
 mod lu;
 mod matmul;
 mod mergesort;
+mod npb_bt;
 mod npb_cg;
+mod npb_ft;
 mod npb_is;
 mod npb_lu;
 mod npb_mg;
@@ -32,6 +34,11 @@ mod phases;
 mod scan;
 mod shrinking_loop;
 mod sor;
+mod spec_apsi;
+mod spec_gzip;
+mod spec_mcf;
+mod spec_swim;
+mod spec_wupwise;
 mod spikes;
 mod spmv;
 mod uniform;
@@ -98,6 +105,13 @@ const WORKLOADS: &[Workload] = &[
     workload!(npb_cg, "npb-cg"),
     workload!(npb_is, "npb-is"),
     workload!(npb_mg, "npb-mg"),
+    workload!(npb_ft, "npb-ft"),
+    workload!(npb_bt, "npb-bt"),
+    workload!(spec_gzip, "spec-gzip"),
+    workload!(spec_mcf, "spec-mcf"),
+    workload!(spec_swim, "spec-swim"),
+    workload!(spec_wupwise, "spec-wupwise"),
+    workload!(spec_apsi, "spec-apsi"),
 ];
 
 /// The built-in workloads, in listing order.

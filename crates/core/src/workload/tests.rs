@@ -125,7 +125,7 @@ const SMALL: &[(&str, &[(&str, &str)], bool)] = &[
 ];
 
 #[test]
-fn workload_list_names_all_nineteen() {
+fn workload_list_names_every_workload() {
     let names: Vec<&str> = list().iter().map(|w| w.name).collect();
     assert_eq!(
         names,
@@ -148,7 +148,14 @@ fn workload_list_names_all_nineteen() {
             "npb-sp",
             "npb-cg",
             "npb-is",
-            "npb-mg"
+            "npb-mg",
+            "npb-ft",
+            "npb-bt",
+            "spec-gzip",
+            "spec-mcf",
+            "spec-swim",
+            "spec-wupwise",
+            "spec-apsi"
         ]
     );
     for w in list() {
@@ -1008,13 +1015,20 @@ fn workload_npb_parameter_errors() {
 }
 
 #[test]
-fn workload_npb_drop_stops_the_generator() {
+fn workload_npb_and_spec_drop_stops_the_generator() {
     for (name, params) in [
         ("npb-lu", vec![("iterations", "1000000000")]),
         ("npb-sp", vec![("n", "400")]),
         ("npb-cg", vec![("iterations", "1000000000")]),
         ("npb-is", vec![("iterations", "1000000000")]),
         ("npb-mg", vec![("n", "512")]),
+        ("npb-ft", vec![("iterations", "1000000000")]),
+        ("npb-bt", vec![("iterations", "1000000000")]),
+        ("spec-gzip", vec![("files", "1000000")]),
+        ("spec-mcf", vec![("iterations", "1000000000")]),
+        ("spec-swim", vec![("iterations", "1000000000")]),
+        ("spec-wupwise", vec![("iterations", "1000000000")]),
+        ("spec-apsi", vec![("iterations", "1000000000")]),
     ] {
         let params = kv(&params);
         within(20, name, move || {
@@ -1025,3 +1039,393 @@ fn workload_npb_drop_stops_the_generator() {
         });
     }
 }
+
+// seven workloads of predictive-replacement.txt
+
+/// Small runs of the seven workloads of predictive-replacement.txt (Table 1).
+const PAPER_SMALL: &[NpbRun] = &[
+    ("npb-ft", &[("n1", "8"), ("n2", "4"), ("n3", "8"), ("iterations", "2")], false),
+    ("npb-bt", &[("n", "5"), ("iterations", "2")], false),
+    ("npb-bt", &[("n", "5"), ("iterations", "2"), ("work", "line")], false),
+    ("spec-gzip", &[("files", "5"), ("file_kib", "24"), ("window_kib", "4")], true),
+    ("spec-mcf", &[("nodes", "300"), ("arcs", "2000"), ("iterations", "2"), ("pivots", "20")], true),
+    ("spec-swim", &[("n", "12"), ("iterations", "2")], false),
+    ("spec-wupwise", &[("l", "3"), ("iterations", "2")], false),
+    ("spec-apsi", &[("nx", "8"), ("ny", "6"), ("nz", "5"), ("iterations", "2")], false),
+];
+
+#[test]
+fn workload_paper_deterministic_and_page_size_independent() {
+    for &(name, params, random) in PAPER_SMALL {
+        let a = run(name, params, 512, 7);
+        let b = run(name, params, 512, 7);
+        assert!(a.refs.len() > 100, "{name}");
+        assert!(a.refs == b.refs && a.ids == b.ids, "{name} {params:?}: same seed, different stream");
+        let c = run(name, params, 512, 8);
+        assert_eq!(a.refs != c.refs, random, "{name} {params:?}: the seed matters iff the workload is random");
+        let small = run(name, params, 64, 1);
+        let large = run(name, params, 4096, 1);
+        assert!(large.distinct < small.distinct, "{name}: {} vs {}", large.distinct, small.distinct);
+        assert_eq!(large.references(), small.references(), "{name} {params:?}: references depend on the page size");
+    }
+}
+
+#[test]
+fn workload_paper_write_every_page_before_reading_it() {
+    for &(name, params, _) in PAPER_SMALL {
+        for page_size in [64u64, 4096] {
+            let s = run(name, params, page_size, 3);
+            let mut written = std::collections::HashSet::new();
+            for (i, r) in s.refs.iter().enumerate() {
+                if r.kind == AccessKind::Write {
+                    written.insert(r.page);
+                } else {
+                    assert!(written.contains(&r.page), "{name} {params:?}: record {i} reads page {} before any write", r.page);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn workload_paper_footprints() {
+    for ps in [64u64, 512, 4096] {
+        let (n1, n2, n3) = (16u64, 8u64, 4u64);
+        let s = run("npb-ft", &[("n1", "16"), ("n2", "8"), ("n3", "4"), ("iterations", "1")], ps, 1);
+        let points = n1 * n2 * n3;
+        assert_footprint(&s, &[2 * points, 2 * points, points], ps, &format!("npb-ft page size {ps}"));
+        for (n, it) in [(5u64, 2u64), (8, 1)] {
+            let (n_s, it_s) = (n.to_string(), it.to_string());
+            let g = n * n * n;
+            let grid = run("npb-bt", &[("n", &n_s), ("iterations", &it_s)], ps, 1);
+            assert_footprint(&grid, &[5 * g, 5 * g, 5 * g, 25 * g, 25 * g, 75 * g], ps, &format!("npb-bt n={n} page size {ps}"));
+            // per step: compute_rhs, 3 n^2 line solves of 545 n - 480 references, add
+            let step = 1695 * g - 1470 * n * n;
+            assert_eq!(grid.references(), 140 * g + it * step, "npb-bt n={n}");
+            let line = run("npb-bt", &[("n", &n_s), ("iterations", &it_s), ("work", "line")], ps, 1);
+            assert_footprint(&line, &[5 * g, 5 * g, 5 * g, 25 * n, 25 * n, 75 * n], ps, &format!("npb-bt line n={n}"));
+            assert_eq!(line.references(), 15 * g + 125 * n + it * step, "npb-bt line n={n}");
+        }
+        let s = run("spec-mcf", &[("nodes", "500"), ("arcs", "3000"), ("iterations", "2"), ("pivots", "10")], ps, 1);
+        assert_footprint(&s, &[500 * 8, 3000 * 4], ps, &format!("spec-mcf page size {ps}"));
+        let s = run("spec-swim", &[("n", "20"), ("iterations", "1")], ps, 1);
+        assert_footprint(&s, &[400; 13], ps, &format!("spec-swim page size {ps}"));
+        let s = run("spec-wupwise", &[("l", "3"), ("iterations", "1")], ps, 1);
+        let mut fields = vec![81 * 72];
+        fields.extend([81 * 24; 8]);
+        assert_footprint(&s, &fields, ps, &format!("spec-wupwise page size {ps}"));
+        let s = run("spec-apsi", &[("nx", "10"), ("ny", "7"), ("nz", "3"), ("iterations", "1")], ps, 1);
+        assert_footprint(&s, &[210; 8], ps, &format!("spec-apsi page size {ps}"));
+    }
+    // gzip: the tables (window 2 W, prev, head and d_buf 2 W each, l_buf W) and every page
+    // of every input; the outputs as far as the compressed data reaches.
+    let (w, file, files, ps) = (4096u64, 24 * 1024u64, 5u64, 512u64);
+    let s = run("spec-gzip", &[("files", "5"), ("file_kib", "24"), ("window_kib", "4")], ps, 1);
+    let tables = (2 * w + 3 * 2 * w + w) / ps;
+    let (input, output) = (file / ps, (2 * file + 64).div_ceil(ps));
+    let mut touched = std::collections::BTreeSet::new();
+    touched.extend(s.refs.iter().map(|r| r.page));
+    assert_eq!(touched.len() as u64, s.distinct as u64);
+    // window, prev and head whole; l_buf and d_buf as far as a block's items reach
+    assert!((0..6 * w / ps).all(|p| touched.contains(&p)), "every page of window, prev and head");
+    for f in 0..files {
+        let start = tables + f * (input + output);
+        assert!((start..start + input).all(|p| touched.contains(&p)), "file {f}: every input page");
+        let out = touched.range(start + input..start + input + output).count() as u64;
+        // random data (the fourth input) does not compress; the others do
+        if f == 3 {
+            assert!(out >= input && out <= input + 2, "file {f}: {out} output pages for {input} input pages");
+        } else {
+            assert!(out >= 1 && out < input * 4 / 5, "file {f}: {out} output pages for {input} input pages");
+        }
+    }
+    assert!(*touched.last().unwrap() < tables + files * (input + output));
+}
+
+#[test]
+fn workload_paper_parameter_errors() {
+    let cases: &[(&str, &str, &str, &str)] = &[
+        ("npb-ft", "n1", "12", "power of two >= 2"),
+        ("npb-ft", "n3", "1", "power of two >= 2"),
+        ("npb-bt", "n", "2", ">= 3"),
+        ("npb-bt", "work", "cells", "one of grid, line"),
+        ("spec-gzip", "window_kib", "3", "power of two from 1 to 16384"),
+        ("spec-gzip", "level", "10", "from 1 to 9"),
+        ("spec-gzip", "files", "0", "from 1"),
+        ("spec-gzip", "file_kib", "lots", "from 1"),
+        ("spec-mcf", "nodes", "1", "from 2"),
+        ("spec-mcf", "pivots", "-1", "whole number"),
+        ("spec-swim", "n", "2", ">= 3"),
+        ("spec-wupwise", "l", "1", ">= 2"),
+        ("spec-wupwise", "l", "100000", "too many sites"),
+        ("spec-apsi", "nz", "1", ">= 2"),
+    ];
+    for &(name, param, value, expected) in cases {
+        let e = open_err(name, &[(param, value)], 4096);
+        assert!(e.starts_with(&format!("workload {name}: parameter '{param}'")), "{e}");
+        assert!(e.contains(expected) && !e.contains('\n'), "{e}");
+    }
+    for name in ["npb-ft", "npb-bt", "spec-mcf", "spec-swim", "spec-wupwise", "spec-apsi"] {
+        let e = open_err(name, &[("iterations", "0")], 4096);
+        assert!(e.starts_with(&format!("workload {name}: parameter 'iterations'")), "{e}");
+    }
+    // sizes beyond the address space
+    for (name, params) in [
+        ("npb-ft", vec![("n1", "1048576"), ("n2", "1048576"), ("n3", "1024")]),
+        ("spec-swim", vec![("n", "100000000")]),
+        ("spec-wupwise", vec![("l", "2000")]),
+        ("spec-apsi", vec![("nx", "100000"), ("ny", "100000"), ("nz", "100000")]),
+    ] {
+        let e = open_err(name, &params, 4096);
+        assert!(e.starts_with(&format!("workload {name}: ")) && !e.contains('\n'), "{e}");
+    }
+}
+
+#[test]
+fn workload_npb_ft_butterflies_stride_by_powers_of_two() {
+    // n1 = n2 = n3 = 8, 64-byte pages (4 complex points): u0 and u1 are 128 pages each. A
+    // butterfly on two pages is R a, R b, W a, W b (on one page it folds to R, W). Lines
+    // step 1 point along dimension 1, 8 points (2 pages) along 2 and 64 points (16 pages)
+    // along 3, so pass s = 0, 1, 2 pairs pages 2^s * 16 apart along 3 and 2^s * 2 along
+    // 2; along 1 only pass 2 leaves the page (1 page apart). 64 lines of 4 pairs each.
+    let s = run("npb-ft", &[("n1", "8"), ("n2", "8"), ("n3", "8"), ("iterations", "1")], 64, 1);
+    let u1 = 128..256u64;
+    let evolve = s.refs.iter().position(|r| r.kind == AccessKind::Read && r.page < 128).unwrap();
+    let mut strides: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
+    let mut first: Vec<u64> = Vec::new();
+    for q in s.refs[evolve..].windows(4) {
+        let kinds = [q[0].kind, q[1].kind, q[2].kind, q[3].kind];
+        let butterfly = kinds == [AccessKind::Read, AccessKind::Read, AccessKind::Write, AccessKind::Write]
+            && q[2].page == q[0].page
+            && q[3].page == q[1].page
+            && q[1].page > q[0].page;
+        if butterfly && u1.contains(&q[0].page) && u1.contains(&q[1].page) {
+            let d = q[1].page - q[0].page;
+            *strides.entry(d).or_default() += 1;
+            if !first.contains(&d) {
+                first.push(d);
+            }
+        }
+    }
+    let expected: std::collections::BTreeMap<u64, u64> = [1, 2, 4, 8, 16, 32, 64].into_iter().map(|d| (d, 256)).collect();
+    assert_eq!(strides, expected);
+    // the inverse FFT runs along dimension 3 first, then 2, then 1
+    assert_eq!(first, [16, 32, 64, 2, 4, 8, 1]);
+}
+
+#[test]
+fn workload_npb_bt_line_solves_walk_up_and_down_each_line() {
+    // n = 8, 64-byte pages: rhs (the second grid) has points of 40 bytes, a k step is
+    // n*n*40 = 2560 bytes = 40 pages. Only z_solve steps along k: for each of the n*n
+    // lines the elimination writes rhs up the line and the back substitution down it.
+    let (n, ps) = (8u64, 64u64);
+    let grid = (n * n * n * 40) / ps;
+    for work in ["grid", "line"] {
+        let s = run("npb-bt", &[("n", "8"), ("iterations", "1"), ("work", work)], ps, 1).without_initialization();
+        let w = writes_in(&s, grid..2 * grid);
+        let jumps: Vec<i64> = w.windows(2).map(|p| p[1] as i64 - p[0] as i64).collect();
+        let count = |lo: i64, hi: i64| jumps.iter().filter(|&&d| (lo..=hi).contains(&d)).count() as u64;
+        assert_eq!(count(38, 42), n * n * (n - 1), "{work}: forward k steps");
+        assert_eq!(count(-42, -38), n * n * (n - 1), "{work}: backward k steps");
+    }
+    // The block work: lhs (the sixth array, 75 doubles a point) is written 3 blocks a
+    // point in each set-up, then bb at l > 0 (matmul_sub) and bb, cc (bb at the last
+    // point) in binvcrhs: 75 n + 75 (n - 1) + 25 doubles a line, wherever lhs lives.
+    let g = n * n * n;
+    let lhs_writes = |s: &Stream, range: std::ops::Range<u64>| {
+        s.refs.iter().filter(|r| r.kind == AccessKind::Write && range.contains(&r.page)).map(|r| r.repeat as u64).sum::<u64>()
+    };
+    let grid_run = run("npb-bt", &[("n", "8"), ("iterations", "1")], 4096, 1).without_initialization();
+    let lhs_start = 3 * npb_pages(5 * g, 4096) + 2 * npb_pages(25 * g, 4096);
+    let per_line = 150 * n - 50;
+    assert_eq!(lhs_writes(&grid_run, lhs_start..u64::MAX), 3 * n * n * per_line);
+    let line_run = run("npb-bt", &[("n", "8"), ("iterations", "1"), ("work", "line")], 64, 1).without_initialization();
+    let lhs_start = 3 * npb_pages(5 * g, 64) + 2 * npb_pages(25 * n, 64);
+    assert_eq!(lhs_writes(&line_run, lhs_start..u64::MAX), 3 * n * n * per_line);
+}
+
+/// For each page in `range`: the largest LRU stack distance at which it was referenced
+/// again (0 if referenced once).
+fn reuse_distances(s: &Stream, range: std::ops::Range<u64>) -> HashMap<u64, u32> {
+    let mut sd = crate::analysis::StackDistances::new();
+    let mut out: HashMap<u64, u32> = HashMap::new();
+    for (r, &id) in s.refs.iter().zip(&s.ids) {
+        let d = sd.reference(id, r.repeat);
+        if range.contains(&r.page) {
+            let e = out.entry(r.page).or_default();
+            *e = (*e).max(d);
+        }
+    }
+    out
+}
+
+#[test]
+fn workload_spec_gzip_touches_input_pages_once() {
+    // 512-byte pages, 4 KiB window: the tables are 16 (window) + 3 * 16 (prev, head,
+    // d_buf) + 8 (l_buf) = 72 pages, each input 64 pages and its output buffer 129.
+    // Input arrives in blocks of up to 2 W (16 pages): each page is written, then read
+    // by the copy into the window while little more than a block and the window are
+    // touched, and never again: LRU with a few dozen frames faults on it once.
+    let (ps, tables, input, output) = (512u64, 72u64, 64u64, 129u64);
+    let s = run("spec-gzip", &[("files", "5"), ("file_kib", "32"), ("window_kib", "4")], ps, 2);
+    for f in 0..5 {
+        let start = tables + f * (input + output);
+        let d = reuse_distances(&s, start..start + input);
+        assert_eq!(d.len() as u64, input, "file {f}: every input page");
+        assert!(d.values().all(|&x| x > 0 && x <= 40), "file {f}: input reuse distances {:?}", d.values().max());
+        // the output is written sequentially, once
+        let mut firsts: Vec<u64> = Vec::new();
+        for r in s.refs.iter().filter(|r| (start + input..start + input + output).contains(&r.page)) {
+            assert_eq!(r.kind, AccessKind::Write);
+            if !firsts.contains(&r.page) {
+                firsts.push(r.page);
+            }
+        }
+        assert!(firsts.windows(2).all(|w| w[1] == w[0] + 1), "file {f}: output pages in order");
+    }
+    // the hash chains are probed at data-dependent places: head[] reads are not sequential
+    let head = 32..48u64;
+    let reads: Vec<u64> = s.refs.iter().filter(|r| r.kind == AccessKind::Read && head.contains(&r.page)).map(|r| r.page).collect();
+    let ascending = reads.windows(2).filter(|w| w[1] >= w[0]).count() as f64 / reads.len() as f64;
+    assert!(ascending < 0.8, "{ascending}");
+}
+
+#[test]
+fn workload_spec_mcf_prices_arcs_in_order_gathering_scattered_nodes() {
+    // 4096-byte pages: 4000 nodes of 64 bytes (63 pages), then 40000 arcs of 32 bytes
+    // (313 pages). Each iteration's pricing reads the arc pages in order, once through.
+    let (iterations, node_pages, arc_pages) = (3u64, 63u64, 313u64);
+    let s = run("spec-mcf", &[("nodes", "4000"), ("arcs", "40000"), ("iterations", "3"), ("pivots", "50")], 4096, 5)
+        .without_initialization();
+    let arcs: Vec<u64> = s.refs.iter().filter(|r| r.page >= node_pages).map(|r| r.page - node_pages).collect();
+    let mut sweeps = 0;
+    let mut start = 0;
+    for i in 1..=arcs.len() {
+        if i == arcs.len() || !(arcs[i] == arcs[i - 1] || arcs[i] == arcs[i - 1] + 1) {
+            if arcs[start] == 0 && arcs[i - 1] == arc_pages - 1 {
+                sweeps += 1;
+            }
+            start = i;
+        }
+    }
+    assert_eq!(sweeps, iterations);
+    // The pricing reads the potentials of the arcs' heads: nodes all over the array.
+    let first_sweep_end = s.refs.iter().position(|r| r.page == node_pages + arc_pages - 1).unwrap();
+    let node_reads: Vec<u64> = s.refs[..first_sweep_end].iter().filter(|r| r.page < node_pages).map(|r| r.page).collect();
+    let nodes: std::collections::HashSet<u64> = node_reads.iter().copied().collect();
+    assert_eq!(nodes.len() as u64, node_pages);
+    // tails ascend with the arcs, heads are random: about half the steps between node
+    // reads go back (a sequential gather would have none)
+    let back = node_reads.windows(2).filter(|w| w[1] < w[0]).count() as f64 / node_reads.len() as f64;
+    assert!((0.35..0.65).contains(&back), "{back}");
+}
+
+#[test]
+fn workload_spec_swim_touches_all_13_arrays_each_step() {
+    // n = 12, 64-byte pages: each array is 144 doubles = 18 pages. Arrays: u v p unew vnew
+    // pnew uold vold pold cu cv z h. calc1 writes cu cv z h reading u v p; calc2 writes
+    // unew vnew pnew reading uold vold pold z cu cv h; calc3 writes u v p uold vold pold.
+    let s = run("spec-swim", &[("n", "12"), ("iterations", "3")], 64, 1).without_initialization();
+    let array = |page: u64| (page / 18) as usize;
+    let phase_of = |a: usize| match a {
+        9..=12 => 1,
+        3..=5 => 2,
+        _ => 3,
+    };
+    // (phase, arrays read, arrays written); reads belong to the phase of the next write
+    type Sets = std::collections::BTreeSet<usize>;
+    let mut phases: Vec<(usize, Sets, Sets)> = Vec::new();
+    let mut pending = Sets::new();
+    for r in &s.refs {
+        let a = array(r.page);
+        if r.kind == AccessKind::Read {
+            pending.insert(a);
+            continue;
+        }
+        if phases.last().map(|p| p.0) != Some(phase_of(a)) {
+            phases.push((phase_of(a), Sets::new(), Sets::new()));
+        }
+        let p = phases.last_mut().unwrap();
+        p.1.append(&mut pending);
+        p.2.insert(a);
+    }
+    assert!(pending.is_empty());
+    let ids: Vec<usize> = phases.iter().map(|p| p.0).collect();
+    assert_eq!(ids, [1, 2, 3, 1, 2, 3, 1, 2, 3]);
+    let set = |a: &[usize]| a.iter().copied().collect::<Sets>();
+    for step in phases.chunks(3) {
+        // the periodic copies read the written arrays back
+        assert_eq!(step[0].2, set(&[9, 10, 11, 12]));
+        assert_eq!(step[0].1, set(&[0, 1, 2, 9, 10, 11, 12]));
+        assert_eq!(step[1].2, set(&[3, 4, 5]));
+        assert_eq!(step[1].1, set(&[3, 4, 5, 6, 7, 8, 9, 10, 11, 12]));
+        assert_eq!(step[2].2, set(&[0, 1, 2, 6, 7, 8]));
+        assert_eq!(step[2].1, set(&[0, 1, 2, 3, 4, 5, 6, 7, 8]));
+        let all: Sets = step.iter().flat_map(|p| p.1.union(&p.2).copied()).collect();
+        assert_eq!(all.len(), 13);
+    }
+}
+
+#[test]
+fn workload_spec_wupwise_dirac_reads_the_8_neighbours() {
+    // l = 4, 64-byte pages: the gauge field (256 sites x 576 bytes) is 2304 pages, each
+    // spinor field 768 pages, 3 a site. Fields: b x r r0 p v s t. The first operator
+    // application is t = A x: between the writes of t at two sites it reads x at the
+    // site and at its 8 periodic neighbours.
+    let (l, gauge, field) = (4u64, 2304u64, 768u64);
+    let s = run("spec-wupwise", &[("l", "4"), ("iterations", "1")], 64, 1).without_initialization();
+    let (x, t) = (gauge + field, gauge + 7 * field);
+    let mut read: std::collections::BTreeSet<u64> = Default::default();
+    let mut sites = 0u64;
+    for r in &s.refs {
+        if r.kind == AccessKind::Read && (x..x + field).contains(&r.page) {
+            read.insert((r.page - x) / 3);
+        } else if r.kind == AccessKind::Write && (t..t + field).contains(&r.page) {
+            if read.is_empty() {
+                continue; // the same site's next page
+            }
+            let site = (r.page - t) / 3;
+            let mut expected: std::collections::BTreeSet<u64> = [site].into();
+            for mu in 0..4 {
+                let stride = l.pow(mu);
+                let c = site / stride % l;
+                expected.insert(site - c * stride + (c + 1) % l * stride);
+                expected.insert(site - c * stride + (c + l - 1) % l * stride);
+            }
+            assert_eq!(read, expected, "site {site}");
+            read.clear();
+            sites += 1;
+            if sites == l.pow(4) {
+                break;
+            }
+        }
+    }
+    assert_eq!(sites, 256);
+}
+
+#[test]
+fn workload_spec_apsi_column_solves_stride_across_pages() {
+    // nx = ny = 8, nz = 6, 64-byte pages: a level is 64 doubles = 8 pages, a field 48
+    // pages; dc is the eighth field. Only the vertical solves step along z: up each of
+    // the 64 columns (5 steps of +8 pages) and back down (5 of -8).
+    let s = run("spec-apsi", &[("nx", "8"), ("ny", "8"), ("nz", "6"), ("iterations", "2")], 64, 1).without_initialization();
+    let w = writes_in(&s, 7 * 48..8 * 48);
+    let jumps: Vec<i64> = w.windows(2).map(|p| p[1] as i64 - p[0] as i64).collect();
+    assert_eq!(jumps.iter().filter(|&&d| d == 8).count(), 2 * 64 * 5);
+    assert_eq!(jumps.iter().filter(|&&d| d == -8).count(), 2 * 64 * 5);
+    // The horizontal FFT passes on phi (the sixth field) pair rows 1, 2 and 4 pages apart.
+    let phi = 5 * 48..6 * 48u64;
+    let mut strides = std::collections::BTreeSet::new();
+    for q in s.refs.windows(4) {
+        let kinds = [q[0].kind, q[1].kind, q[2].kind, q[3].kind];
+        let butterfly = kinds == [AccessKind::Read, AccessKind::Read, AccessKind::Write, AccessKind::Write]
+            && q[2].page == q[0].page
+            && q[3].page == q[1].page
+            && q[1].page > q[0].page;
+        if butterfly && q.iter().all(|r| phi.contains(&r.page)) {
+            strides.insert(q[1].page - q[0].page);
+        }
+    }
+    assert_eq!(strides, [1, 2, 4].into());
+}
+
