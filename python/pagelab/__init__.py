@@ -25,6 +25,7 @@ from .api import (
     workload,
     workloads,
 )
+from .fault_analysis import fault_parameters
 from .system import SystemResult, load_config, run_system
 
 __version__ = ENGINE_VERSION

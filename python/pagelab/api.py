@@ -182,7 +182,7 @@ class ReplayResults:
     """Results of one replay: a row per (policy, frames)."""
 
     COLUMNS = ["source", "policy", "frames", "references", "records", "faults",
-               "compulsory_faults", "fault_ratio", "dirty_evictions", "distinct_pages"]
+               "compulsory_faults", "fault_ratio", "dirty_evictions", "distinct_pages", "mean_resident"]
 
     def __init__(self, source_name: str, rows: list):
         self.source_name = source_name
@@ -197,16 +197,22 @@ class ReplayResults:
     def __getitem__(self, i):
         return self.rows[i]
 
-    def faults(self, policy: str, frames: int) -> int:
-        for r in self.rows:
-            if r["policy"] == policy and r["frames"] == frames:
-                return r["faults"]
-        raise KeyError((policy, frames))
+    def faults(self, policy: str, frames: Optional[int] = None) -> int:
+        """Faults of ``policy`` (its label, e.g. ``"last-static:5"``) at ``frames``;
+        without ``frames`` the policy's only row (a variable-size policy has frames 0)."""
+        rows = [r for r in self.rows if r["policy"] == policy and (frames is None or r["frames"] == frames)]
+        if len(rows) != 1:
+            raise KeyError((policy, frames))
+        return rows[0]["faults"]
 
     def to_dataframe(self):
+        """One row per (policy, frames); policy-specific counts (e.g. ``predictions``,
+        ``dead_list_evictions`` of the predictive policies) as extra columns."""
         import pandas as pd
 
-        return pd.DataFrame(self.rows, columns=self.COLUMNS)
+        extra = list(dict.fromkeys(k for r in self.rows for k in r.get("counters", {})))
+        records = [dict({c: r.get(c) for c in self.COLUMNS}, **r.get("counters", {})) for r in self.rows]
+        return pd.DataFrame(records, columns=self.COLUMNS + extra)
 
     def to_json(self) -> str:
         return json.dumps(self.rows, indent=2)

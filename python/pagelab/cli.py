@@ -222,12 +222,12 @@ def cmd_replay(args) -> int:
     if args.json:
         print(results.to_json())
         return 0
-    rows = [[r["policy"], f"{r['frames']:,}", f"{r['references']:,}", f"{r['faults']:,}",
-             f"{r['compulsory_faults']:,}", f"{r['faults'] - r['compulsory_faults']:,}",
-             f"{r['fault_ratio']:.4f}", f"{r['dirty_evictions']:,}"] for r in results]
+    rows = [[r["policy"], f"{r['frames']:,}" if r["frames"] else "variable", f"{r['references']:,}",
+             f"{r['faults']:,}", f"{r['compulsory_faults']:,}", f"{r['faults'] - r['compulsory_faults']:,}",
+             f"{r['fault_ratio']:.4f}", f"{r['dirty_evictions']:,}", f"{r['mean_resident']:,.1f}"] for r in results]
     print_table(f"replay of {source.name}",
                 ["policy", "frames", "references", "faults", "compulsory", "other", "fault ratio",
-                 "write-backs"], rows)
+                 "write-backs", "mean resident"], rows)
     return 0
 
 
@@ -248,6 +248,71 @@ def cmd_mrc(args) -> int:
           f"{curve.compulsory_faults:,} compulsory faults")
     print(f"wrote {out} ({len(df):,} sizes) and {plot}")
     return 0
+
+
+def parse_source(text: str, seed: int, page_size: Optional[int]) -> api.Source:
+    """A source given as one word: a trace file, or ``workload:NAME[:k=v,...]``."""
+    if text.startswith("workload:"):
+        name, _, params = text[len("workload:"):].partition(":")
+        if not name.strip():
+            raise UsageError(f"source '{text}': expected workload:NAME[:k=v,...]")
+        return api.workload(name.strip(), seed=seed, page_size=page_size or 4096, **parse_params([params]))
+    return api.Trace.open(text, page_size=page_size)
+
+
+def parse_fraction(text: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 1:
+        raise UsageError(f"{what}: expected a fraction of the distinct pages in (0, 1], got '{text}'")
+    return value
+
+
+def cmd_analyze_faults(args) -> int:
+    from . import fault_analysis
+
+    seed = parse_seed(args.seed)
+    page_size = parse_int(args.page_size, "--page-size") if args.page_size else None
+    frames = parse_int(args.frames, "--frames") if args.frames else None
+    fraction = parse_fraction(args.memory_fraction, "--memory-fraction") if args.memory_fraction else None
+    pages = parse_int(args.pages, "--pages")
+    policy = args.policy.strip()
+    known = api.policies()
+    if policy.split(":", 1)[0].strip().lower() not in known:
+        raise UsageError(f"--policy: unknown policy '{policy}' (expected one of: {', '.join(known)})")
+    fault_analysis.check_output_dir(args.out)
+    sources = [parse_source(s, seed, page_size) for s in args.sources]
+    results = []
+    for source in sources:
+        size = frames
+        if size is None:
+            with progress_bar(args, f"{source.name}: pages", source.meta().get("records")) as bar:
+                size = fault_analysis.frames_for_fraction(source, fraction, progress=bar)
+        with progress_bar(args, f"{source.name}: residencies", source.meta().get("records")) as bar:
+            df = fault_analysis.fault_parameters(source, policy=policy, frames=size, seed=seed, progress=bar)
+        results.append((source, df))
+    written, summaries = fault_analysis.write_outputs(results, args.out, pages=pages)
+    rows = []
+    for s in summaries:
+        rows.append([s["source"], f"{s['frames']:,}", f"{s['faults']:,}", f"{s['residencies']:,}",
+                     _share(s["dead_ratio_below_half_refs"]), _share(s["dead_ratio_below_half_faults"]),
+                     _number(s["median_abs_dL_refs"]), _number(s["median_abs_dL_faults"]),
+                     _share(s["share_abs_dL_le_10_faults"]), _number(s["median_cov_L_faults"], 2)])
+    print_table(f"fault parameters under {results[0][1].attrs['policy']}",
+                ["source", "frames", "faults", "residencies", "D/(L+D)<0.5 refs", "D/(L+D)<0.5 faults",
+                 "median |dL| refs", "median |dL| faults", "|dL|<=10 faults", "median CoV L faults"], rows)
+    print(f"results in {args.out}/: {', '.join(written)}")
+    return 0
+
+
+def _share(x: float) -> str:
+    return "-" if x != x else f"{100 * x:.0f}%"
+
+
+def _number(x: float, digits: int = 0) -> str:
+    return "-" if x != x else f"{x:,.{digits}f}"
 
 
 def cmd_bench(args) -> int:
@@ -347,7 +412,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser("replay", help="fault counts per policy and memory size")
     add_source_args(rp)
-    rp.add_argument("--policy", default="lru", help="comma-separated: " + ", ".join(api.policies()))
+    rp.add_argument("--policy", default="lru",
+                    help="comma-separated, parameters after a colon (last-static:-5, last-dynamic:60, "
+                         "dp-approx:0.5, ws:10000, pff:1000): " + ", ".join(api.policies()))
     rp.add_argument("--frames", required=True, help="comma-separated memory sizes in frames")
     rp.add_argument("--json", action="store_true", help="machine-readable output")
     rp.add_argument("--csv", help="also write the table to this CSV file")
@@ -358,6 +425,25 @@ def build_parser() -> argparse.ArgumentParser:
     mr.add_argument("-o", "--output", default="mrc.csv", help="CSV output (default mrc.csv)")
     mr.add_argument("--plot", help="figure (default: the CSV name with .png)")
     mr.set_defaults(func=cmd_mrc)
+
+    an = sub.add_parser("analyze", help="analyses of a reference stream under a policy")
+    asub = an.add_subparsers(dest="analyze_command", metavar="SUBCOMMAND", parser_class=Parser)
+    af = asub.add_parser("faults", help="fault parameters L, D, W, R, F per residency (predictive-replacement.txt)",
+                         description="Replays each source under one policy at one memory size and records, "
+                                     "for every residency, the fault parameters L, D, W, R, F in memory "
+                                     "references and in faults to other pages; writes a Parquet table per "
+                                     "source, summary.csv and the figures of the paper's section 4.")
+    af.add_argument("sources", nargs="+", metavar="SOURCE", help="a trace file, or workload:NAME[:k=v,...]")
+    af.add_argument("--policy", default="lru", help="one fixed-size policy (default lru): " + ", ".join(api.policies()))
+    size = af.add_mutually_exclusive_group(required=True)
+    size.add_argument("--frames", help="memory size in frames, for every source")
+    size.add_argument("--memory-fraction", metavar="F",
+                      help="memory size as a fraction in (0, 1] of each source's distinct pages")
+    af.add_argument("--seed", default="0", help="seed for workloads and randomised policies (default 0)")
+    af.add_argument("--page-size", metavar="BYTES", help="page size in bytes (power of two)")
+    af.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    af.add_argument("--pages", default="2", metavar="K", help="pages per source in the L-over-time figure (default 2)")
+    af.set_defaults(func=cmd_analyze_faults)
 
     bench = sub.add_parser("bench", help="whole-program replay throughput on a Zipf trace")
     bench.add_argument("--refs", default="10000000", help="references (default 10M)")

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use pagelab_core::analysis::mrc as engine_mrc;
+use pagelab_core::analysis::{fault_parameters as engine_fault_parameters, Parameter, Unit};
 use pagelab_core::policy::PolicyKind;
 use pagelab_core::replay::{replay as engine_replay, ReplayConfig};
 use pagelab_core::source::SourceSpec;
@@ -223,6 +224,12 @@ fn replay(
         d.set_item("fault_ratio", r.fault_ratio())?;
         d.set_item("dirty_evictions", r.dirty_evictions)?;
         d.set_item("distinct_pages", r.distinct_pages)?;
+        d.set_item("mean_resident", r.mean_resident)?;
+        let counters = PyDict::new(py);
+        for (name, count) in &r.counters {
+            counters.set_item(name, count)?;
+        }
+        d.set_item("counters", counters)?;
         out.append(d)?;
     }
     Ok(out.into())
@@ -249,6 +256,69 @@ fn mrc(py: Python<'_>, source: &Bound<'_, PyDict>, progress: Option<PyObject>) -
     // little-endian u64 bytes for numpy.frombuffer: a list of 600k Python ints is slow
     let bytes: Vec<u8> = curve.faults.iter().flat_map(|f| f.to_le_bytes()).collect();
     d.set_item("faults", PyBytes::new(py, &bytes))?;
+    Ok(d.into())
+}
+
+/// The fault parameters of every residency of `source` under `policy` on `frames` frames
+/// (predictive-replacement.txt Figure 1): {"policy", "frames", "records", "references",
+/// "faults", "compulsory_faults", "distinct_pages", "columns": {name: bytes of
+/// little-endian u64}}. Columns: the engine's stamps (page, pid, vpage, fault_record,
+/// fault_faults, last_record, last_faults, evict_record, evict_faults,
+/// next_fault_record, next_fault_faults, flags) and the parameters L_refs ... F_faults,
+/// u64::MAX where undefined.
+#[pyfunction]
+#[pyo3(signature = (source, policy, frames, seed=0, progress=None))]
+fn fault_parameters(
+    py: Python<'_>,
+    source: &Bound<'_, PyDict>,
+    policy: &str,
+    frames: u64,
+    seed: u64,
+    progress: Option<PyObject>,
+) -> PyResult<PyObject> {
+    let spec = source_spec(source)?;
+    let policy = PolicyKind::from_name(policy).map_err(to_py)?;
+    if frames == 0 || frames >= u32::MAX as u64 {
+        return Err(to_py(Error::invalid("frames", format!("expected a memory size from 1 to {} frames, got {frames}", u32::MAX - 1))));
+    }
+    let mut hook = progress_hook(progress);
+    let mut fp = py
+        .allow_threads(|| engine_fault_parameters(&|| spec.open(), policy, frames as u32, seed, &mut hook))
+        .map_err(to_py)?;
+    let d = PyDict::new(py);
+    d.set_item("policy", &fp.policy)?;
+    d.set_item("frames", fp.frames)?;
+    d.set_item("records", fp.records)?;
+    d.set_item("references", fp.references)?;
+    d.set_item("faults", fp.faults)?;
+    d.set_item("compulsory_faults", fp.compulsory_faults)?;
+    d.set_item("distinct_pages", fp.distinct_pages)?;
+    let columns = PyDict::new(py);
+    // little-endian u64 bytes for numpy.frombuffer
+    let le = |v: &[u64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    for (unit, suffix) in [(Unit::References, "refs"), (Unit::Faults, "faults")] {
+        for p in Parameter::ALL {
+            columns.set_item(format!("{}_{suffix}", p.name()), PyBytes::new(py, &le(&fp.column(p, unit))))?;
+        }
+    }
+    // then the stamps, each freed once copied (a run may have millions of residencies)
+    for (name, col) in [
+        ("page", &mut fp.page),
+        ("pid", &mut fp.pid),
+        ("vpage", &mut fp.vpage),
+        ("fault_record", &mut fp.fault_record),
+        ("fault_faults", &mut fp.fault_faults),
+        ("last_record", &mut fp.last_record),
+        ("last_faults", &mut fp.last_faults),
+        ("evict_record", &mut fp.evict_record),
+        ("evict_faults", &mut fp.evict_faults),
+        ("next_fault_record", &mut fp.next_fault_record),
+        ("next_fault_faults", &mut fp.next_fault_faults),
+        ("flags", &mut fp.flags),
+    ] {
+        columns.set_item(name, PyBytes::new(py, &le(&std::mem::take(col))))?;
+    }
+    d.set_item("columns", columns)?;
     Ok(d.into())
 }
 
@@ -279,6 +349,11 @@ fn system_result_dict<'py>(py: Python<'py>, r: &pagelab_core::system::SystemResu
     d.set_item("read_sizes", r.read_sizes.clone())?;
     d.set_item("prefetched", r.prefetched)?;
     d.set_item("prefetch_hits", r.prefetch_hits)?;
+    let counters = PyDict::new(py);
+    for (name, count) in &r.reclaim_counters {
+        counters.set_item(name, count)?;
+    }
+    d.set_item("reclaim_counters", counters)?;
     let procs = PyList::empty(py);
     let series = PyList::empty(py);
     let space_time = PyList::empty(py);
@@ -457,6 +532,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(capture_lackey_fd, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(mrc, m)?)?;
+    m.add_function(wrap_pyfunction!(fault_parameters, m)?)?;
     m.add_function(wrap_pyfunction!(run_system, m)?)?;
     m.add_function(wrap_pyfunction!(run_gang, m)?)?;
     m.add_class::<SourceReader>()?;

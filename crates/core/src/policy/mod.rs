@@ -10,17 +10,25 @@ mod car;
 mod clock;
 mod clock_pro;
 mod eelru;
+mod dead_list;
+mod dp_approx;
 mod fifo;
+mod last_dynamic;
+mod last_static;
 mod lfu;
 mod lirs;
 mod list;
 mod lru;
 mod mru;
 mod opt;
+mod pff;
+mod predictive;
 mod random;
+mod seq;
 #[cfg(test)]
 mod testing;
 mod two_q;
+mod working_set;
 
 pub use arc::ArcCache;
 pub use car::Car;
@@ -36,6 +44,14 @@ pub use mru::Mru;
 pub use opt::{next_use_times, Opt, NEVER};
 pub use random::RandomPolicy;
 pub use two_q::TwoQ;
+pub use working_set::WorkingSet;
+pub use pff::Pff;
+pub use seq::Seq;
+pub use dead_list::DeadList;
+pub use predictive::{LifetimePredictor, Predictive, Residency, NO_STATE};
+pub use last_static::LastStatic;
+pub use last_dynamic::LastDynamic;
+pub use dp_approx::DpApprox;
 
 use crate::trace::PageId;
 use crate::{Error, Result};
@@ -66,10 +82,81 @@ pub trait ReplacementPolicy: Send {
     /// touched on every reference prefetch them (see [`crate::hint`]).
     #[inline(always)]
     fn prefetch(&self, _page: PageId) {}
+    /// True for policies that want the virtual page number of a missing page
+    /// ([`PolicyKind::needs_vpages`]); the caller then calls `on_miss_vpage` before
+    /// `on_miss`.
+    #[inline(always)]
+    fn wants_vpages(&self) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn on_miss_vpage(&mut self, _page: PageId, _vpage: u64) {}
+    /// True for variable-size policies (Working Set, PFF): they are never asked for a
+    /// victim; instead, after every reference, the caller drains `release` of the pages
+    /// that leave memory by the policy's own rule.
+    #[inline(always)]
+    fn variable_size(&self) -> bool {
+        false
+    }
+    /// The next page that leaves memory at `time` by the policy's rule, if any (called
+    /// after the reference at `time` was handled; the page is forgotten by this call).
+    #[inline(always)]
+    fn release(&mut self, _time: u64) -> Option<PageId> {
+        None
+    }
+    /// Policy-specific counts for the results (for example predictions made and how
+    /// many were too short), as (name, count) pairs; none by default.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
-/// The policies a user can name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Evaluates `$body` with `$p` bound to a new policy of kind `$kind` for `$frames`
+/// frames, each arm with its concrete type (static dispatch inside `$body`). OPT takes
+/// its next-use times from `$next_use` (`Option<&Arc<Vec<u32>>>`), which must be given
+/// for it.
+#[macro_export]
+macro_rules! with_policy {
+    ($kind:expr, $frames:expr, $seed:expr, $next_use:expr, |$p:ident| $body:expr) => {{
+        use $crate::policy::*;
+        let frames: u32 = $frames;
+        match $kind {
+            PolicyKind::Lru => { let $p = Lru::new(); $body }
+            PolicyKind::Fifo => { let $p = Fifo::new(); $body }
+            PolicyKind::Clock => { let $p = Clock::new(); $body }
+            PolicyKind::Random => { let $p = RandomPolicy::new($seed); $body }
+            PolicyKind::Arc => { let $p = ArcCache::new(frames); $body }
+            PolicyKind::Mru => { let $p = Mru::new(); $body }
+            PolicyKind::Lirs => { let $p = Lirs::new(frames); $body }
+            PolicyKind::TwoQ => { let $p = TwoQ::new(frames); $body }
+            PolicyKind::Lfu => { let $p = Lfu::new(); $body }
+            PolicyKind::Car => { let $p = Car::new(frames); $body }
+            PolicyKind::ClockPro => { let $p = ClockPro::new(frames); $body }
+            PolicyKind::Eelru => { let $p = Eelru::new(frames); $body }
+            PolicyKind::Seq => { let $p = Seq::new(frames); $body }
+            PolicyKind::WorkingSet { tau } => { let $p = WorkingSet::new(tau); $body }
+            PolicyKind::Pff { interval } => { let $p = Pff::new(interval); $body }
+            PolicyKind::LastStatic { k } => { let $p = Predictive::new(LastStatic::new(k)); $body }
+            PolicyKind::LastDynamic { threshold } => { let $p = Predictive::new(LastDynamic::new(threshold)); $body }
+            PolicyKind::DpApprox { a } => { let $p = Predictive::new(DpApprox::new(a)); $body }
+            PolicyKind::Opt => {
+                let next: Option<&std::sync::Arc<Vec<u32>>> = $next_use;
+                let $p = Opt::new(next.expect("OPT needs its next-use pre-pass").clone());
+                $body
+            }
+        }
+    }};
+}
+
+/// A new policy of `kind` behind a trait object, for callers that are not per-reference
+/// hot loops (analyses, the timed system's reclaim).
+pub fn build(kind: PolicyKind, frames: u32, seed: u64, next_use: Option<&std::sync::Arc<Vec<u32>>>) -> Box<dyn ReplacementPolicy> {
+    crate::with_policy!(kind, frames, seed, next_use, |p| Box::new(p) as Box<dyn ReplacementPolicy>)
+}
+
+/// The policies a user can name. Some take a parameter, written `name:value` (for
+/// example `last-static:-5`, `dp-approx:0.3`); without one they take their default.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PolicyKind {
     Lru,
     Fifo,
@@ -84,10 +171,32 @@ pub enum PolicyKind {
     Car,
     ClockPro,
     Eelru,
+    Seq,
+    /// Working Set with window `tau` references (variable size).
+    WorkingSet { tau: u64 },
+    /// Page-Fault Frequency with critical inter-fault interval `interval` references
+    /// (variable size).
+    Pff { interval: u64 },
+    /// Dead-List with the Last-static-k predictor (predictive-replacement.txt section 5.1).
+    LastStatic { k: i64 },
+    /// Dead-List with the Last-dynamic predictor, threshold LVthresh (section 5.1).
+    LastDynamic { threshold: u64 },
+    /// Dead-List with DP-Approx, exponential averaging of L+D with weight `a` (section 5.2).
+    DpApprox { a: f64 },
 }
 
+/// Defaults of the parameterised policies.
+pub const DEFAULT_WS_TAU: u64 = 10_000;
+pub const DEFAULT_PFF_INTERVAL: u64 = 1_000;
+pub const DEFAULT_LAST_STATIC_K: i64 = 0;
+/// Table 2's median threshold.
+pub const DEFAULT_LAST_DYNAMIC_THRESHOLD: u64 = 60;
+/// Section 5.2: "we fix the value of the parameter a as 0.5".
+pub const DEFAULT_DP_APPROX_A: f64 = 0.5;
+
 impl PolicyKind {
-    pub const ALL: [PolicyKind; 13] = [
+    /// Every policy, the parameterised ones at their defaults.
+    pub const ALL: [PolicyKind; 19] = [
         PolicyKind::Lru,
         PolicyKind::Fifo,
         PolicyKind::Clock,
@@ -101,8 +210,15 @@ impl PolicyKind {
         PolicyKind::Car,
         PolicyKind::ClockPro,
         PolicyKind::Eelru,
+        PolicyKind::Seq,
+        PolicyKind::WorkingSet { tau: DEFAULT_WS_TAU },
+        PolicyKind::Pff { interval: DEFAULT_PFF_INTERVAL },
+        PolicyKind::LastStatic { k: DEFAULT_LAST_STATIC_K },
+        PolicyKind::LastDynamic { threshold: DEFAULT_LAST_DYNAMIC_THRESHOLD },
+        PolicyKind::DpApprox { a: DEFAULT_DP_APPROX_A },
     ];
 
+    /// The policy's name, without its parameter.
     pub fn name(self) -> &'static str {
         match self {
             PolicyKind::Lru => "lru",
@@ -118,20 +234,74 @@ impl PolicyKind {
             PolicyKind::Car => "car",
             PolicyKind::ClockPro => "clock-pro",
             PolicyKind::Eelru => "eelru",
+            PolicyKind::Seq => "seq",
+            PolicyKind::WorkingSet { .. } => "ws",
+            PolicyKind::Pff { .. } => "pff",
+            PolicyKind::LastStatic { .. } => "last-static",
+            PolicyKind::LastDynamic { .. } => "last-dynamic",
+            PolicyKind::DpApprox { .. } => "dp-approx",
         }
     }
 
-    /// Case-insensitive; an unknown name is an error listing the known ones.
-    pub fn from_name(name: &str) -> Result<PolicyKind> {
-        let lower = name.trim().to_ascii_lowercase();
-        PolicyKind::ALL.iter().copied().find(|p| p.name() == lower).ok_or_else(|| {
+    /// The name with the parameter, as [`PolicyKind::from_name`] reads it back.
+    pub fn label(self) -> String {
+        match self {
+            PolicyKind::WorkingSet { tau } => format!("ws:{tau}"),
+            PolicyKind::Pff { interval } => format!("pff:{interval}"),
+            PolicyKind::LastStatic { k } => format!("last-static:{k}"),
+            PolicyKind::LastDynamic { threshold } => format!("last-dynamic:{threshold}"),
+            PolicyKind::DpApprox { a } => format!("dp-approx:{a}"),
+            other => other.name().to_string(),
+        }
+    }
+
+    /// Case-insensitive `name` or `name:parameter`; an unknown name is an error listing
+    /// the known ones, a bad parameter one saying what the policy expects.
+    pub fn from_name(text: &str) -> Result<PolicyKind> {
+        let lower = text.trim().to_ascii_lowercase();
+        let (name, param) = match lower.split_once(':') {
+            Some((n, p)) => (n.trim(), Some(p.trim())),
+            None => (lower.as_str(), None),
+        };
+        let kind = PolicyKind::ALL.iter().copied().find(|p| p.name() == name).ok_or_else(|| {
             let known: Vec<&str> = PolicyKind::ALL.iter().map(|p| p.name()).collect();
-            Error::invalid("policy", format!("unknown policy '{name}' (expected one of: {})", known.join(", ")))
+            Error::invalid("policy", format!("unknown policy '{text}' (expected one of: {})", known.join(", ")))
+        })?;
+        let Some(param) = param else { return Ok(kind) };
+        let bad = |what: &str| Error::invalid("policy", format!("'{text}': expected {what} after '{name}:'"));
+        let whole = |p: &str| p.parse::<u64>().ok().filter(|&v| v > 0);
+        Ok(match kind {
+            PolicyKind::WorkingSet { .. } => PolicyKind::WorkingSet { tau: whole(param).ok_or_else(|| bad("a window of 1 or more references"))? },
+            PolicyKind::Pff { .. } => PolicyKind::Pff { interval: whole(param).ok_or_else(|| bad("an interval of 1 or more references"))? },
+            PolicyKind::LastStatic { .. } => PolicyKind::LastStatic { k: param.parse().map_err(|_| bad("a whole number k (faults), e.g. -5"))? },
+            PolicyKind::LastDynamic { .. } => {
+                PolicyKind::LastDynamic { threshold: param.parse().map_err(|_| bad("a threshold of 0 or more faults"))? }
+            }
+            PolicyKind::DpApprox { .. } => {
+                let a: f64 = param.parse().map_err(|_| bad("a weight a with 0 < a <= 1"))?;
+                if !(a > 0.0 && a <= 1.0) {
+                    return Err(bad("a weight a with 0 < a <= 1"));
+                }
+                PolicyKind::DpApprox { a }
+            }
+            _ => return Err(Error::invalid("policy", format!("'{text}': policy '{name}' takes no parameter"))),
         })
     }
 
     /// True for policies that need the whole future of the stream (a pre-pass).
     pub fn needs_future(self) -> bool {
         self == PolicyKind::Opt
+    }
+
+    /// True for policies that decide their own memory size (Working Set, PFF): the
+    /// replay runs them once, whatever memory sizes are asked for.
+    pub fn variable_size(self) -> bool {
+        matches!(self, PolicyKind::WorkingSet { .. } | PolicyKind::Pff { .. })
+    }
+
+    /// True for policies that need the virtual page numbers, not only dense ids (SEQ
+    /// detects runs of faults to consecutive addresses).
+    pub fn needs_vpages(self) -> bool {
+        self == PolicyKind::Seq
     }
 }

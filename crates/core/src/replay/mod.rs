@@ -9,16 +9,14 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::policy::{
-    next_use_times, ArcCache, Car, Clock, ClockPro, Eelru, Fifo, Lfu, Lirs, Lru, Mru, Opt, PolicyKind, RandomPolicy, TwoQ, NEVER,
-};
+use crate::policy::{next_use_times, PolicyKind, NEVER};
 use crate::stream::for_each_batch;
 use crate::trace::{AccessKind, PageId, Progress, RefSource, BATCH_RECORDS};
 use crate::{Error, Result};
 pub use simulation::{PoolSimulation, Simulate};
 
 /// What to replay: every policy at every memory size.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReplayConfig {
     pub policies: Vec<PolicyKind>,
     /// Memory sizes in frames (pages of the source's page size).
@@ -28,10 +26,17 @@ pub struct ReplayConfig {
 }
 
 /// Counts of one (policy, memory size) replay.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReplayResult {
+    /// The policy's label, with its parameter (`last-static:-5`).
     pub policy: String,
+    /// The memory size; 0 for a variable-size policy (Working Set, PFF).
     pub frames: u64,
+    /// Pages resident after a record, averaged over the records: the memory a
+    /// variable-size policy used; for a fixed pool, its size less the filling.
+    pub mean_resident: f64,
+    /// Policy-specific counts ([`crate::policy::ReplacementPolicy::counters`]).
+    pub counters: Vec<(String, u64)>,
     /// Records (page touches) in the stream.
     pub records: u64,
     /// References (records times their repeat counts).
@@ -78,19 +83,24 @@ impl ReplayConfig {
 struct Recorded {
     ids: Vec<PageId>,
     kinds: Vec<AccessKind>,
+    /// Virtual page numbers, only when a policy needs them.
+    vpages: Vec<u64>,
     references: u64,
     distinct_pages: usize,
 }
 
-/// Reads the whole stream into memory (5 bytes per record).
-fn record(src: &mut dyn RefSource, progress: Progress) -> Result<Recorded> {
-    let mut rec = Recorded { ids: Vec::new(), kinds: Vec::new(), references: 0, distinct_pages: 0 };
+/// Reads the whole stream into memory (5 bytes per record, 13 with `vpages`).
+fn record(src: &mut dyn RefSource, vpages: bool, progress: Progress) -> Result<Recorded> {
+    let mut rec = Recorded { ids: Vec::new(), kinds: Vec::new(), vpages: Vec::new(), references: 0, distinct_pages: 0 };
     for_each_batch(src, progress, |batch, distinct| {
         if rec.ids.len() + batch.len() >= NEVER as usize {
             return Err(Error::invalid("opt", format!("the stream has more than {} records, the most OPT handles", NEVER - 1)));
         }
         rec.ids.extend_from_slice(&batch.id);
         rec.kinds.extend_from_slice(&batch.kind);
+        if vpages {
+            rec.vpages.extend_from_slice(&batch.page);
+        }
         rec.references += batch.repeat.iter().map(|&r| r as u64).sum::<u64>();
         rec.distinct_pages = distinct;
         Ok(())
@@ -98,16 +108,22 @@ fn record(src: &mut dyn RefSource, progress: Progress) -> Result<Recorded> {
     Ok(rec)
 }
 
-fn run_all(sims: &mut [Box<dyn Simulate>], ids: &[PageId], kinds: &[AccessKind], pages: usize, time: u64) {
+fn run_all(sims: &mut [Box<dyn Simulate>], ids: &[PageId], kinds: &[AccessKind], vpages: &[u64], pages: usize, time: u64) {
     if sims.len() == 1 {
-        sims[0].run(ids, kinds, pages, time);
+        sims[0].run(ids, kinds, vpages, pages, time);
     } else {
-        sims.par_iter_mut().for_each(|s| s.run(ids, kinds, pages, time));
+        sims.par_iter_mut().for_each(|s| s.run(ids, kinds, vpages, pages, time));
     }
 }
 
+/// One simulation of `policy` on `frames` frames.
+fn simulation(policy: PolicyKind, frames: u32, seed: u64, next_use: Option<&Arc<Vec<u32>>>) -> Box<dyn Simulate> {
+    crate::with_policy!(policy, frames, seed, next_use, |p| Box::new(PoolSimulation::new(p, frames)))
+}
+
 /// Replays the stream that `open` yields under each policy at each size. Results come
-/// in the order policies x frames of `cfg`.
+/// in the order policies x frames of `cfg`; a variable-size policy (Working Set, PFF)
+/// gives one result, with frames 0.
 ///
 /// Without OPT the source is streamed once, batch by batch, in bounded memory. With OPT
 /// the stream is first read into memory (5 bytes per record) and OPT's next-use times
@@ -115,35 +131,22 @@ fn run_all(sims: &mut [Box<dyn Simulate>], ids: &[PageId], kinds: &[AccessKind],
 /// then replays from memory.
 pub fn replay(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig, progress: Progress) -> Result<Vec<ReplayResult>> {
     cfg.validate()?;
+    let vpages = cfg.policies.iter().any(|p| p.needs_vpages());
     let recorded = if cfg.policies.iter().any(|p| p.needs_future()) {
         let mut src = open()?;
-        Some(record(src.as_mut(), &mut *progress)?)
+        Some(record(src.as_mut(), vpages, &mut *progress)?)
     } else {
         None
     };
     let next_use = recorded.as_ref().map(|r| Arc::new(next_use_times(&r.ids, r.distinct_pages)));
     let mut sims: Vec<Box<dyn Simulate>> = Vec::new();
+    let mut labels = Vec::new();
     for &policy in &cfg.policies {
-        for &frames in &cfg.frames {
-            let frames = frames as u32;
-            sims.push(match policy {
-                PolicyKind::Lru => Box::new(PoolSimulation::new(Lru::new(), frames)),
-                PolicyKind::Fifo => Box::new(PoolSimulation::new(Fifo::new(), frames)),
-                PolicyKind::Clock => Box::new(PoolSimulation::new(Clock::new(), frames)),
-                PolicyKind::Random => Box::new(PoolSimulation::new(RandomPolicy::new(cfg.seed), frames)),
-                PolicyKind::Arc => Box::new(PoolSimulation::new(ArcCache::new(frames), frames)),
-                PolicyKind::Mru => Box::new(PoolSimulation::new(Mru::new(), frames)),
-                PolicyKind::Lirs => Box::new(PoolSimulation::new(Lirs::new(frames), frames)),
-                PolicyKind::TwoQ => Box::new(PoolSimulation::new(TwoQ::new(frames), frames)),
-                PolicyKind::Lfu => Box::new(PoolSimulation::new(Lfu::new(), frames)),
-                PolicyKind::Car => Box::new(PoolSimulation::new(Car::new(frames), frames)),
-                PolicyKind::ClockPro => Box::new(PoolSimulation::new(ClockPro::new(frames), frames)),
-                PolicyKind::Eelru => Box::new(PoolSimulation::new(Eelru::new(frames), frames)),
-                PolicyKind::Opt => {
-                    let next = next_use.clone().expect("OPT's pre-pass ran");
-                    Box::new(PoolSimulation::new(Opt::new(next), frames))
-                }
-            });
+        // a variable-size policy sets its own size: once, whatever the sizes asked for
+        let sizes: &[u64] = if policy.variable_size() { &[0] } else { &cfg.frames };
+        for &frames in sizes {
+            sims.push(simulation(policy, frames as u32, cfg.seed, next_use.as_ref()));
+            labels.push(policy.label());
         }
     }
     let (records, references, distinct) = match recorded {
@@ -151,7 +154,9 @@ pub fn replay(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig,
             let pages = rec.distinct_pages;
             for (chunk, (ids, kinds)) in rec.ids.chunks(BATCH_RECORDS).zip(rec.kinds.chunks(BATCH_RECORDS)).enumerate() {
                 let time = (chunk * BATCH_RECORDS) as u64;
-                run_all(&mut sims, ids, kinds, pages, time);
+                let at = chunk * BATCH_RECORDS;
+                let vp = if vpages { &rec.vpages[at..at + ids.len()] } else { &[][..] };
+                run_all(&mut sims, ids, kinds, vp, pages, time);
                 if !progress(time + ids.len() as u64) {
                     return Err(Error::Interrupted);
                 }
@@ -162,7 +167,8 @@ pub fn replay(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig,
             let mut src = open()?;
             let (mut time, mut references) = (0u64, 0u64);
             for_each_batch(src.as_mut(), progress, |batch, distinct| {
-                run_all(&mut sims, &batch.id, &batch.kind, distinct, time);
+                let vp = if vpages { &batch.page[..] } else { &[][..] };
+                run_all(&mut sims, &batch.id, &batch.kind, vp, distinct, time);
                 time += batch.len() as u64;
                 references += batch.repeat.iter().map(|&r| r as u64).sum::<u64>();
                 Ok(())
@@ -170,7 +176,11 @@ pub fn replay(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig,
             (time, references, src.distinct_pages() as u64)
         }
     };
-    Ok(sims.iter().map(|s| s.result(records, references, distinct)).collect())
+    Ok(sims
+        .iter()
+        .zip(labels)
+        .map(|(s, label)| ReplayResult { policy: label, ..s.result(records, references, distinct) })
+        .collect())
 }
 
 #[cfg(test)]

@@ -14,9 +14,10 @@ const SEEN: u8 = 4;
 
 /// A simulation the replay driver can feed batch by batch.
 pub trait Simulate: Send {
-    /// Processes records (dense ids and kinds) whose first has index `time` in the
-    /// stream; `pages` bounds the ids.
-    fn run(&mut self, ids: &[PageId], kinds: &[AccessKind], pages: usize, time: u64);
+    /// Processes records (dense ids, kinds and virtual page numbers) whose first has
+    /// index `time` in the stream; `pages` bounds the ids. `vpages` is empty unless a
+    /// policy of the replay needs virtual page numbers ([`crate::policy::PolicyKind::needs_vpages`]).
+    fn run(&mut self, ids: &[PageId], kinds: &[AccessKind], vpages: &[u64], pages: usize, time: u64);
     fn result(&self, records: u64, references: u64, distinct_pages: u64) -> ReplayResult;
 }
 
@@ -29,16 +30,49 @@ pub struct PoolSimulation<P: ReplacementPolicy> {
     faults: u64,
     compulsory_faults: u64,
     dirty_evictions: u64,
+    /// Sum over records of the pages resident after each, up to `resident_until`: the
+    /// mean resident set without an add per reference for fixed-size pools, whose
+    /// resident count changes only while they fill.
+    resident_sum: u128,
+    resident_until: u64,
 }
 
 impl<P: ReplacementPolicy> PoolSimulation<P> {
+    /// A pool of `frames` frames; a variable-size policy ignores `frames` (it is never
+    /// asked for a victim).
     pub fn new(policy: P, frames: u32) -> Self {
-        PoolSimulation { policy, frames, resident: 0, state: Vec::new(), faults: 0, compulsory_faults: 0, dirty_evictions: 0 }
+        let frames = if policy.variable_size() { u32::MAX } else { frames };
+        PoolSimulation {
+            policy,
+            frames,
+            resident: 0,
+            state: Vec::new(),
+            faults: 0,
+            compulsory_faults: 0,
+            dirty_evictions: 0,
+            resident_sum: 0,
+            resident_until: 0,
+        }
+    }
+
+    /// Accounts the records before `t` at the current resident count.
+    #[inline(always)]
+    fn account_resident(&mut self, t: u64) {
+        self.resident_sum += self.resident as u128 * (t - self.resident_until) as u128;
+        self.resident_until = t;
+    }
+
+    fn evict(&mut self, victim: PageId) {
+        let vs = &mut self.state[victim as usize];
+        if *vs & DIRTY != 0 {
+            self.dirty_evictions += 1;
+        }
+        *vs = SEEN;
     }
 }
 
 impl<P: ReplacementPolicy> Simulate for PoolSimulation<P> {
-    fn run(&mut self, ids: &[PageId], kinds: &[AccessKind], pages: usize, time: u64) {
+    fn run(&mut self, ids: &[PageId], kinds: &[AccessKind], vpages: &[u64], pages: usize, time: u64) {
         if pages > self.state.len() {
             let grow = pages.max(self.state.len() * 3 / 2);
             self.state.resize(grow, 0);
@@ -58,28 +92,40 @@ impl<P: ReplacementPolicy> Simulate for PoolSimulation<P> {
                 if st & SEEN == 0 {
                     self.compulsory_faults += 1;
                 }
+                if self.policy.wants_vpages() {
+                    self.policy.on_miss_vpage(id, vpages[i]);
+                }
                 self.policy.on_miss(id, t);
                 if self.resident == self.frames {
                     let victim = self.policy.select_victim(t);
-                    let vs = &mut self.state[victim as usize];
-                    if *vs & DIRTY != 0 {
-                        self.dirty_evictions += 1;
-                    }
-                    *vs = SEEN;
+                    self.evict(victim);
                 } else {
+                    self.account_resident(t);
                     self.resident += 1;
                 }
                 self.policy.on_insert(id, t);
             }
             let dirty = if kind == AccessKind::Write { DIRTY } else { 0 };
             self.state[id as usize] = st | RESIDENT | SEEN | dirty;
+            if self.policy.variable_size() {
+                while let Some(gone) = self.policy.release(t) {
+                    self.evict(gone);
+                    self.resident -= 1;
+                }
+                // the resident set after this record: the window W(t, tau) for Working Set
+                self.account_resident(t + 1);
+            }
         }
     }
 
     fn result(&self, records: u64, references: u64, distinct_pages: u64) -> ReplayResult {
+        let sum = self.resident_sum + self.resident as u128 * (records - self.resident_until) as u128;
+        let variable = self.policy.variable_size();
         ReplayResult {
             policy: self.policy.name().to_string(),
-            frames: self.frames as u64,
+            frames: if variable { 0 } else { self.frames as u64 },
+            mean_resident: if records == 0 { 0.0 } else { sum as f64 / records as f64 },
+            counters: self.policy.counters().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
             records,
             references,
             faults: self.faults,

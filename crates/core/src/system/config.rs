@@ -5,6 +5,7 @@
 use serde::Deserialize;
 
 use super::disk::DiskModel;
+use crate::policy::PolicyKind;
 use crate::source::SourceSpec;
 use crate::{Error, Result};
 
@@ -219,6 +220,14 @@ pub struct MachineConfig {
     pub major_fault_cpu_ns: f64,
     #[serde(default)]
     pub reclaim: ReclaimKind,
+    /// With `reclaim = "policy"`: the replacement policy that picks victims, by name as
+    /// in replay (`"arc"`, `"lirs"`, `"last-dynamic:60"`, ...).
+    #[serde(default)]
+    pub policy: Option<String>,
+    /// A Dead-List beside reclaim (predictive-replacement.txt section 5.2): only
+    /// `"dp-approx"` or `"dp-approx:A"`, the OS-implementable predictor.
+    #[serde(default)]
+    pub dead_list: Option<String>,
     /// Pages a direct reclaim frees at once (Linux 2.2 SWAP_CLUSTER_MAX = 32).
     #[serde(default = "default_reclaim_batch")]
     pub reclaim_batch: u32,
@@ -238,6 +247,45 @@ pub struct MachineConfig {
     pub space_time: bool,
     #[serde(default = "default_space_time_buckets")]
     pub space_time_buckets: u32,
+}
+
+impl MachineConfig {
+    /// The policy of `reclaim = "policy"` (None for the other reclaim kinds). Policies
+    /// that need the future (OPT) or size memory themselves (Working Set, PFF) cannot
+    /// pick victims in a machine of fixed memory that runs forward in time.
+    pub fn reclaim_policy(&self) -> Result<Option<PolicyKind>> {
+        let key = "system.policy";
+        match (&self.reclaim, &self.policy) {
+            (ReclaimKind::Policy, None) => Err(Error::invalid(key, "reclaim = \"policy\" needs a policy name, e.g. policy = \"arc\"")),
+            (ReclaimKind::Policy, Some(name)) => {
+                let kind = PolicyKind::from_name(name).map_err(|e| rekey(e, key))?;
+                if kind.needs_future() || kind.variable_size() {
+                    return Err(Error::invalid(key, format!("'{name}' cannot run in the timed system (it needs the future or sizes memory itself)")));
+                }
+                Ok(Some(kind))
+            }
+            (_, Some(_)) => Err(Error::invalid(key, "is used only with reclaim = \"policy\"")),
+            (_, None) => Ok(None),
+        }
+    }
+
+    /// DP-Approx's weight `a` when `dead_list` is set.
+    pub fn dead_list_weight(&self) -> Result<Option<f64>> {
+        let Some(name) = &self.dead_list else { return Ok(None) };
+        match PolicyKind::from_name(name) {
+            Ok(PolicyKind::DpApprox { a }) => Ok(Some(a)),
+            Ok(_) => Err(Error::invalid("system.dead_list", format!("expected \"dp-approx\" or \"dp-approx:A\" (the OS-implementable predictor), got '{name}'"))),
+            Err(e) => Err(rekey(e, "system.dead_list")),
+        }
+    }
+}
+
+/// A policy-name error under the configuration key it came from.
+fn rekey(e: Error, key: &str) -> Error {
+    match e {
+        Error::Invalid { message, .. } => Error::invalid(key, message),
+        other => other,
+    }
 }
 
 /// Free-frame watermarks: kswapd wakes below `low` and reclaims until `high`; `min`
@@ -281,6 +329,9 @@ pub enum ReclaimKind {
     /// end, sends referenced pages back to the active list and evicts the others, and
     /// refills the inactive list from the active list's tail.
     Bsd,
+    /// One of the replacement policies of replay (`system.policy`), told of every
+    /// reference, fault and eviction.
+    Policy,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
@@ -487,6 +538,8 @@ impl SystemConfig {
         if s.reclaim_batch == 0 {
             return Err(Error::invalid("system.reclaim_batch", "expected at least 1 page"));
         }
+        s.reclaim_policy()?;
+        s.dead_list_weight()?;
         if s.space_time_buckets == 0 {
             return Err(Error::invalid("system.space_time_buckets", "expected at least 1"));
         }

@@ -129,7 +129,7 @@ impl Machine {
             events: EventQueue::default(),
             pages: PageTable::default(),
             pool: FramePool::new(frames, watermarks),
-            reclaimer: Reclaimer::new(s.reclaim),
+            reclaimer: Reclaimer::with_policy(s.reclaim, s.reclaim_policy()?, s.dead_list_weight()?, frames as u32, s.seed),
             token: Token::new(cfg.token.clone(), procs.len()),
             load: LoadControl::new(cfg.load_control.clone()),
             disk: Disk::new(cfg.disk.clone(), s.page_size, swap_slots),
@@ -551,6 +551,7 @@ impl Machine {
         }
         if f & WRITING != 0 {
             // still in the swap cache: map it back without I/O (a minor fault)
+            self.reclaimer.on_fault(gid, vpage);
             self.pages.flags[gid as usize] = f | RESIDENT;
             self.pool.writing -= 1;
             self.make_resident_counted(p, gid);
@@ -558,11 +559,13 @@ impl Machine {
             self.now += self.minor_ns;
             return Ok(FaultOutcome::Continue);
         }
+        self.reclaimer.before_fault(gid, vpage);
         if !self.take_frame() {
             self.procs[p as usize].state = RunState::BlockedFrame;
             self.frame_waiters.push_back(p);
             return Ok(FaultOutcome::Blocked);
         }
+        self.reclaimer.on_fault(gid, vpage);
         if f & SWAP_VALID != 0 {
             // major fault: ask for the token (section 5.2, before do_swap_page), then read
             let short = self.pool.free <= self.pool.watermarks.high + self.shortage_margin;
@@ -990,6 +993,7 @@ impl Machine {
             read_sizes: stats.read_sizes.clone(),
             prefetched: self.prefetched,
             prefetch_hits: self.prefetch_hits,
+            reclaim_counters: self.reclaimer.counters().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
             processes,
             series: self.series,
             token_events: self

@@ -7,6 +7,7 @@
 mod adaptive_pagein;
 mod aggressive_pageout;
 mod background_write;
+mod dead_list_reclaim;
 pub mod config;
 pub mod disk;
 pub mod events;
@@ -49,6 +50,10 @@ pub(crate) fn dedicated_runs(cfg: &SystemConfig) -> Result<Vec<(u64, u64)>> {
             alone.load_control = Default::default();
             alone.gang = None;
             alone.system.space_time = false;
+            // nothing is ever evicted: a policy sized for unlimited frames would only cost memory
+            alone.system.reclaim = config::ReclaimKind::Clock;
+            alone.system.policy = None;
+            alone.system.dead_list = None;
             let r = machine::Machine::new(&alone, UNLIMITED_FRAMES, 1, None)
                 .and_then(|m| m.run(&mut |_| true))
                 .map_err(|e| Error::invalid(format!("processes[{i}]"), e.to_string()))?;

@@ -1,13 +1,16 @@
-//! Victim selection for reclaim: Linux 2.2 `swap_out`, a global CLOCK, exact global LRU.
+//! Victim selection for reclaim: Linux 2.2 `swap_out`, a global CLOCK, exact global
+//! LRU, BSD's page queues, or any replacement policy of replay; optionally with
+//! DP-Approx's Dead-List in front ([`DeadListReclaim`]).
 //!
 //! Every policy may be told to skip one process (the token holder, token-ordered-lru.txt
 //! section 5.2); when no other process can give a page, it takes one of the skipped
 //! process's pages and says so, which is the paper's "exception handler".
 
 use super::config::ReclaimKind;
+use super::dead_list_reclaim::DeadListReclaim;
 use super::memory::{Gid, PageTable, NO_GID, PAGING_IN, REFERENCED, RESIDENT, WRITING};
 use super::process::Process;
-use crate::policy::PageList;
+use crate::policy::{PageList, PolicyKind, ReplacementPolicy};
 
 const NO_SLOT: u32 = u32::MAX;
 
@@ -31,7 +34,24 @@ pub struct Reclaimer {
     inactive: PageList,
     /// BSD: which list each page is on.
     queue: Vec<u8>,
+    /// `reclaim = "policy"`: the policy, which pages it holds, how many, and a clock of
+    /// references and faults given to it as time.
+    policy: Option<Box<dyn ReplacementPolicy>>,
+    in_policy: Vec<u8>,
+    policy_len: usize,
+    ticks: u64,
+    /// The page told to the policy by `before_fault`, not yet inserted.
+    missing: Gid,
+    /// `dead_list = "dp-approx"`.
+    dead: Option<DeadListReclaim>,
 }
+
+/// Whether a page is in the policy, and whether the reference that faulted on it is
+/// still to be replayed (the machine retries it once the page is in; replay counts it
+/// as the miss only, so the policy must not see it as a hit too).
+const OUT: u8 = 0;
+const IN: u8 = 1;
+const IN_FAULTED: u8 = 2;
 
 const NOT_QUEUED: u8 = 0;
 const ACTIVE: u8 = 1;
@@ -39,7 +59,20 @@ const INACTIVE: u8 = 2;
 
 impl Reclaimer {
     pub fn new(kind: ReclaimKind) -> Self {
+        Self::with_policy(kind, None, None, 0, 0)
+    }
+
+    /// A reclaimer with `policy` for `ReclaimKind::Policy` (sized for `frames` frames)
+    /// and a DP-Approx Dead-List of weight `dead_list` in front of it.
+    pub fn with_policy(kind: ReclaimKind, policy: Option<PolicyKind>, dead_list: Option<f64>, frames: u32, seed: u64) -> Self {
+        let policy = policy.map(|p| crate::policy::build(p, frames, seed, None));
         Reclaimer {
+            policy,
+            in_policy: Vec::new(),
+            policy_len: 0,
+            ticks: 0,
+            missing: NO_GID,
+            dead: dead_list.map(DeadListReclaim::new),
             kind,
             ring: Vec::new(),
             slot_of: Vec::new(),
@@ -63,8 +96,72 @@ impl Reclaimer {
                     self.queue.resize(pages, NOT_QUEUED);
                 }
             }
+            ReclaimKind::Policy => {
+                if let Some(p) = self.policy.as_mut() {
+                    p.reserve_pages(pages);
+                }
+                if pages > self.in_policy.len() {
+                    self.in_policy.resize(pages, OUT);
+                }
+            }
             _ => {}
         }
+        if let Some(d) = self.dead.as_mut() {
+            d.reserve(pages);
+        }
+    }
+
+    /// A fault on `gid` (virtual page `vpage`) needs a frame: the policy sees the miss
+    /// now, before reclaim may ask it for a victim, as in replay. A fault retried after
+    /// waiting for a frame is not told twice.
+    pub fn before_fault(&mut self, gid: Gid, vpage: u64) {
+        if let Some(p) = self.policy.as_mut() {
+            if self.missing != gid && self.in_policy[gid as usize] == OUT {
+                self.ticks += 1;
+                if p.wants_vpages() {
+                    p.on_miss_vpage(gid, vpage);
+                }
+                p.on_miss(gid, self.ticks);
+                self.missing = gid;
+            }
+        }
+    }
+
+    /// The fault on `gid` got its frame: the page enters the policy (told of its miss
+    /// first if another fault came between), and the Dead-List counts the fault and
+    /// lists the page.
+    pub fn on_fault(&mut self, gid: Gid, vpage: u64) {
+        if let Some(d) = self.dead.as_mut() {
+            d.on_fault(gid);
+        }
+        if self.policy.is_some() && self.in_policy[gid as usize] == OUT {
+            self.before_fault(gid, vpage);
+            self.missing = NO_GID;
+            self.policy_insert(gid);
+            self.in_policy[gid as usize] = IN_FAULTED;
+        }
+    }
+
+    /// The policy's share of `on_resident`: a page that arrived without a fault of its
+    /// own (read-around, adaptive page-in) enters it.
+    fn policy_insert(&mut self, gid: Gid) {
+        if let Some(p) = self.policy.as_mut() {
+            if self.in_policy[gid as usize] == OUT {
+                self.ticks += 1;
+                p.on_insert(gid, self.ticks);
+                self.in_policy[gid as usize] = IN;
+                self.policy_len += 1;
+            }
+        }
+    }
+
+    /// Policy-specific counts (the policy's, then the Dead-List's).
+    pub fn counters(&self) -> Vec<(&'static str, u64)> {
+        let mut out = self.policy.as_ref().map(|p| p.counters()).unwrap_or_default();
+        if let Some(d) = &self.dead {
+            out.extend(d.counters().into_iter().map(|(k, v)| (if k == "predictions" { "dead_list_predictions" } else { k }, v)));
+        }
+        out
     }
 
     /// True when `gid` may join a page-out cluster as far as the page queues go: in the
@@ -103,11 +200,15 @@ impl Reclaimer {
                 self.lru.push_front(gid);
                 self.queue[gid as usize] = ACTIVE;
             }
+            ReclaimKind::Policy => self.policy_insert(gid),
         }
     }
 
     /// A page stopped being resident (evicted or freed).
     pub fn on_gone(&mut self, gid: Gid) {
+        if let Some(d) = self.dead.as_mut() {
+            d.on_gone(gid);
+        }
         match self.kind {
             ReclaimKind::Linux22 => {}
             ReclaimKind::Clock => {
@@ -125,26 +226,82 @@ impl Reclaimer {
                 }
                 self.queue[gid as usize] = NOT_QUEUED;
             }
+            ReclaimKind::Policy => {
+                if std::mem::replace(&mut self.in_policy[gid as usize], OUT) != OUT {
+                    self.policy.as_mut().expect("a policy").on_remove(gid);
+                    self.policy_len -= 1;
+                }
+            }
         }
     }
 
-    /// A resident page was referenced (only exact LRU keeps an order per reference).
+    /// A resident page was referenced (exact LRU and the policies keep an order per
+    /// reference; the others read referenced bits).
     #[inline(always)]
     pub fn on_hit(&mut self, gid: Gid) {
         if self.kind == ReclaimKind::Lru {
             self.lru.move_to_front(gid);
+        } else if self.kind == ReclaimKind::Policy {
+            self.policy_hit(gid);
+        }
+    }
+
+    fn policy_hit(&mut self, gid: Gid) {
+        self.ticks += 1;
+        let p = self.policy.as_mut().expect("a policy");
+        match self.in_policy[gid as usize] {
+            IN => p.on_hit(gid, self.ticks),
+            IN_FAULTED => self.in_policy[gid as usize] = IN,
+            _ => {
+                // handed out as a victim but refused by the machine (a write in flight): back in
+                p.on_insert(gid, self.ticks);
+                self.in_policy[gid as usize] = IN;
+                self.policy_len += 1;
+            }
         }
     }
 
     /// Chooses a resident page to evict, skipping `skip`'s pages unless nothing else can
     /// be taken. None when no page at all can be evicted.
     pub fn victim(&mut self, pages: &mut PageTable, procs: &mut [Process], skip: Option<u16>) -> Option<Victim> {
+        if let Some(gid) = self.dead.as_mut().and_then(|d| d.victim(pages, skip)) {
+            return Some(Victim { gid, from_skipped: false });
+        }
         match self.kind {
             ReclaimKind::Linux22 => linux22_victim(pages, procs, skip),
             ReclaimKind::Clock => self.clock_victim(pages, skip),
             ReclaimKind::Lru => self.lru_victim(pages, skip),
             ReclaimKind::Bsd => self.bsd_victim(pages, skip),
+            ReclaimKind::Policy => self.policy_victim(pages, skip),
         }
+    }
+
+    /// The policy's victim. A page it names that cannot leave now (its read in flight)
+    /// or belongs to the skipped process goes back in as if just inserted, and the
+    /// policy is asked again, at most once per page it holds.
+    fn policy_victim(&mut self, pages: &PageTable, skip: Option<u16>) -> Option<Victim> {
+        let mut skipped_candidate = None;
+        for _ in 0..self.policy_len {
+            self.ticks += 1;
+            let p = self.policy.as_mut().expect("a policy");
+            let gid = p.select_victim(self.ticks);
+            let f = pages.flags[gid as usize];
+            let skipped = Some(pages.owner[gid as usize]) == skip;
+            if f & PAGING_IN == 0 && !skipped {
+                self.in_policy[gid as usize] = OUT;
+                self.policy_len -= 1;
+                return Some(Victim { gid, from_skipped: false });
+            }
+            if skipped {
+                skipped_candidate.get_or_insert(gid);
+            }
+            p.on_insert(gid, self.ticks);
+        }
+        let gid = skipped_candidate?;
+        self.policy.as_mut().expect("a policy").on_remove(gid);
+        self.in_policy[gid as usize] = OUT;
+        self.policy_len -= 1;
+        Some(Victim { gid, from_skipped: true })
     }
 
     /// Moves pages from the active list's tail to the inactive list until the inactive

@@ -83,4 +83,6 @@ pub struct SystemResult {
     pub processes: Vec<ProcessResult>,
     pub series: SystemSeries,
     pub token_events: Vec<TokenRecord>,
+    /// Counts of `reclaim = "policy"`'s policy and of the Dead-List, if any.
+    pub reclaim_counters: Vec<(String, u64)>,
 }
