@@ -46,13 +46,15 @@ def plot_paging_activity(runs: Sequence[tuple], path, node: int = 0, until_s: Op
 
 
 def plot_grouped_bars(df, path, value: str, ylabel: str, title: str, group: str = "workload",
-                      series: str = "config", percent: bool = False) -> None:
-    """Bars of ``value`` by ``group`` (x) and ``series`` (one bar per series in a group)."""
+                      series: str = "config", percent: bool = False, log: bool = False,
+                      reference: Optional[float] = None) -> None:
+    """Bars of ``value`` by ``group`` (x) and ``series`` (one bar per series in a group);
+    ``log`` for a logarithmic axis, ``reference`` draws a dashed line at that value."""
     plt = _pyplot()
     groups = list(dict.fromkeys(df[group]))
     names = list(dict.fromkeys(df[series]))
     width = 0.8 / max(len(names), 1)
-    fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(groups) * max(1, len(names) / 2)), 3.6))
+    fig, ax = plt.subplots(figsize=(min(14, max(5, 1.1 * len(groups) * max(1, len(names) / 2))), 3.6))
     for i, name in enumerate(names):
         fill, hatch = BAR_STYLES[i % len(BAR_STYLES)]
         xs, ys = [], []
@@ -62,8 +64,12 @@ def plot_grouped_bars(df, path, value: str, ylabel: str, title: str, group: str 
                 xs.append(g - 0.4 + width * (i + 0.5))
                 ys.append(float(row[value].iloc[0]) * (100 if percent else 1))
         ax.bar(xs, ys, width=width, color=fill, hatch=hatch, edgecolor="black", linewidth=0.8, label=name)
+    if log:
+        ax.set_yscale("log")
+    if reference is not None:
+        ax.axhline(reference, color="black", linestyle="--", linewidth=0.8)
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels(groups)
+    ax.set_xticklabels(groups, rotation=30 if len(groups) > 6 else 0, ha="right" if len(groups) > 6 else "center")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, axis="y", color="0.88")

@@ -10,7 +10,9 @@ with the paper's numbers beside ours, plus the section 5.4 space-time experiment
 Several kinds of experiment are supported: ``[experiment] kind`` picks the runner
 (``"token-lru"`` when absent, the format above; ``"mclustering"``: page-out clustering,
 mclustering-pageout.txt section 3, in reproduce_mclustering.py; ``"gang"``: adaptive
-paging for gang scheduling, gang-adaptive-paging.txt section 4, in reproduce_gang.py). ``pagelab reproduce all``
+paging for gang scheduling, gang-adaptive-paging.txt section 4, in reproduce_gang.py;
+``"predictive"``: replacement by predicted page lifetime, predictive-replacement.txt
+sections 4-5, in reproduce_predictive.py). ``pagelab reproduce all``
 runs every file in experiments/.
 """
 
@@ -282,6 +284,7 @@ EXPERIMENT_KINDS = {
     "mclustering": ("pagelab.reproduce_mclustering:run_mclustering",
                     "pagelab.reproduce_mclustering:load_mclustering"),
     "gang": ("pagelab.reproduce_gang:run_gang_experiment", "pagelab.reproduce_gang:load_gang"),
+    "predictive": ("pagelab.reproduce_predictive:run_predictive", "pagelab.reproduce_predictive:load_predictive"),
 }
 #: the kind of a file without [experiment] kind (the original format, token-lru.toml)
 DEFAULT_KIND = "token-lru"
