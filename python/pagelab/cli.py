@@ -326,8 +326,11 @@ def cmd_run(args) -> int:
 
     from . import system
 
-    engine_config, name = system.load_config(args.config)
     out = Path(args.out or f"results/run-{Path(args.config).stem}")
+    data = system.read_toml(args.config)
+    if isinstance(data, dict) and "numa" in data:
+        return _run_numa(args, data, out)
+    engine_config, name = system.load_config(args.config)
     with system.SimulatedTimeBar("simulating", enabled=args.progress) as bar:
         result = system.run_engine(engine_config, name, bar)
     if "gang" in engine_config:
@@ -349,6 +352,28 @@ def cmd_run(args) -> int:
                 system.process_rows(result))
     print(system.system_line(result))
     print(f"results in {out}/: {', '.join(written)}")
+    return 0
+
+
+def _run_numa(args, data: dict, out) -> int:
+    """`pagelab run` of a [numa] configuration: a summary table and result.json."""
+    from . import numa
+    from .files import write_text
+
+    name = str(args.config)
+    with progress_bar(args, "references", None) as bar:
+        result = numa.run_numa(data, name, progress=bar)
+    write_text(out / "result.json", result.to_json())
+    if args.json:
+        print(result.to_json())
+        return 0
+    s = result.summary()
+    print_table(f"{name}: {s['workload']} on {len(result.raw['end_ns'])} processors, {s['pages']:,} pages",
+                ["mean completion (s)", "slowest (s)", "references", "remote", "migrations", "lock waits (s)",
+                 "daemon passes"],
+                [[f"{s['mean_s']:.3f}", f"{s['max_s']:.3f}", f"{s['references']:,}", f"{100 * s['remote_share']:.1f}%",
+                  f"{s['migrations']:,}", f"{s['lock_wait_s']:.3f}", f"{s['daemon_passes']:,}"]])
+    print(f"results in {out}/: result.json")
     return 0
 
 

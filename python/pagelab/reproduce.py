@@ -12,7 +12,9 @@ Several kinds of experiment are supported: ``[experiment] kind`` picks the runne
 mclustering-pageout.txt section 3, in reproduce_mclustering.py; ``"gang"``: adaptive
 paging for gang scheduling, gang-adaptive-paging.txt section 4, in reproduce_gang.py;
 ``"predictive"``: replacement by predicted page lifetime, predictive-replacement.txt
-sections 4-5, in reproduce_predictive.py). ``pagelab reproduce all``
+sections 4-5, in reproduce_predictive.py; ``"numa"``: page migration daemons on a
+local/remote multiprocessor, numa-page-migration.txt section 5, in reproduce_numa.py).
+``pagelab reproduce all``
 runs every file in experiments/.
 """
 
@@ -285,6 +287,7 @@ EXPERIMENT_KINDS = {
                     "pagelab.reproduce_mclustering:load_mclustering"),
     "gang": ("pagelab.reproduce_gang:run_gang_experiment", "pagelab.reproduce_gang:load_gang"),
     "predictive": ("pagelab.reproduce_predictive:run_predictive", "pagelab.reproduce_predictive:load_predictive"),
+    "numa": ("pagelab.reproduce_numa:run_numa_experiment", "pagelab.reproduce_numa:load_numa_experiment"),
 }
 #: the kind of a file without [experiment] kind (the original format, token-lru.toml)
 DEFAULT_KIND = "token-lru"

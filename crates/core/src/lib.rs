@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod error;
 pub mod hint;
+pub mod numa;
 pub mod policy;
 pub mod replay;
 pub mod source;

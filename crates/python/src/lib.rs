@@ -78,8 +78,13 @@ fn source_spec(source: &Bound<'_, PyDict>) -> PyResult<SourceSpec> {
 /// The built-in workloads: [{"name", "summary", "params": [{"name", "default", "help"}]}].
 #[pyfunction]
 fn workloads(py: Python<'_>) -> PyResult<PyObject> {
+    workload_list(py, workload::list())
+}
+
+/// A workload listing as Python dicts.
+fn workload_list(py: Python<'_>, list: Vec<workload::WorkloadInfo>) -> PyResult<PyObject> {
     let out = PyList::empty(py);
-    for w in workload::list() {
+    for w in list {
         let d = PyDict::new(py);
         d.set_item("name", w.name)?;
         d.set_item("summary", w.summary)?;
@@ -467,6 +472,46 @@ fn run_gang(py: Python<'_>, config_json: &str, progress: Option<PyObject>) -> Py
     Ok(d.into())
 }
 
+/// Runs a NUMA configuration (numa-page-migration.txt: one process per node, migration
+/// daemons) given as JSON; `progress(references done)`.
+#[pyfunction]
+#[pyo3(signature = (config_json, progress=None))]
+fn run_numa(py: Python<'_>, config_json: &str, progress: Option<PyObject>) -> PyResult<PyObject> {
+    use pagelab_core::numa::{self, NumaConfig};
+    let cfg = NumaConfig::from_json(config_json).map_err(to_py)?;
+    let mut hook = progress_hook(progress);
+    let r = py.allow_threads(|| numa::run_numa(&cfg, &mut hook)).map_err(to_py)?;
+    let d = PyDict::new(py);
+    d.set_item("engine_version", pagelab_core::ENGINE_VERSION)?;
+    d.set_item("workload", &r.workload)?;
+    d.set_item("pages", r.pages)?;
+    d.set_item("end_ns", r.end_ns.clone())?;
+    d.set_item("mean_ns", r.mean_ns())?;
+    d.set_item("max_ns", r.max_ns())?;
+    d.set_item("local_refs", r.local_refs)?;
+    d.set_item("remote_refs", r.remote_refs)?;
+    d.set_item("lock_wait_ns", r.lock_wait_ns)?;
+    d.set_item("migrations", r.migrations())?;
+    d.set_item("foresight_migrations", r.foresight_migrations)?;
+    let daemons = PyList::empty(py);
+    for s in &r.daemons {
+        let dd = PyDict::new(py);
+        dd.set_item("passes", s.passes)?;
+        dd.set_item("examined", s.examined)?;
+        dd.set_item("migrations", s.migrations)?;
+        dd.set_item("lock_wait_ns", s.lock_wait_ns)?;
+        daemons.append(dd)?;
+    }
+    d.set_item("daemons", daemons)?;
+    Ok(d.into())
+}
+
+/// The NUMA workloads: name, summary, parameters.
+#[pyfunction]
+fn numa_workloads(py: Python<'_>) -> PyResult<PyObject> {
+    workload_list(py, pagelab_core::numa::workloads::list())
+}
+
 /// A streaming reader over a source, for `pagelab.Trace` iteration in Python.
 #[pyclass(module = "pagelab._core")]
 struct SourceReader {
@@ -535,6 +580,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fault_parameters, m)?)?;
     m.add_function(wrap_pyfunction!(run_system, m)?)?;
     m.add_function(wrap_pyfunction!(run_gang, m)?)?;
+    m.add_function(wrap_pyfunction!(run_numa, m)?)?;
+    m.add_function(wrap_pyfunction!(numa_workloads, m)?)?;
     m.add_class::<SourceReader>()?;
     Ok(())
 }

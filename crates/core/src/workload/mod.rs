@@ -14,7 +14,7 @@ use crate::{Error, Result};
 mod alias;
 mod emitter;
 mod layout;
-mod params;
+pub(crate) mod params;
 mod stream;
 
 mod bitrev;

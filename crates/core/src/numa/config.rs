@@ -1,0 +1,197 @@
+//! Configuration of a NUMA run: the machine (numa-page-migration.txt section 4.1), the
+//! reference history kept per page and processor (section 2.1), the migration mechanism
+//! (section 3) and the workload. Read from JSON (the TOML structure, converted by the
+//! Python front); every key has a default but the workload, unknown keys are errors.
+
+use serde::Deserialize;
+
+use crate::{Error, Result};
+
+/// Access times of section 4.1: with the software address translation of the
+/// experiments (a local shared access 44 us, a remote one five times that) or the
+/// Butterfly's hardware alone (1.75 us and 8.75 us).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    #[default]
+    Software,
+    Hardware,
+}
+
+impl Preset {
+    pub fn local_ns(self) -> f64 {
+        match self {
+            Preset::Software => 44_000.0,
+            Preset::Hardware => 1_750.0,
+        }
+    }
+}
+
+/// How pages move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Migration {
+    /// No migration: pages stay where the placement put them.
+    #[default]
+    None,
+    /// Each page migrates to a node just before that node's first use of it while it
+    /// lives elsewhere, at migration cost, paid by the referencing processor.
+    Foresight,
+    /// Migration daemons (section 3).
+    Daemons,
+}
+
+/// The reference history per page and processor (section 2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum History {
+    /// A Referenced bit, set on each reference, cleared by the daemon.
+    Referenced,
+    /// Aging with `k` bits: at each examination the daemon shifts the software copy
+    /// right and inserts the Referenced bit as the most significant of `k` bits.
+    Aging(u8),
+    /// A Usage field counting references, cleared by the daemon.
+    Usage,
+}
+
+impl History {
+    pub fn parse(text: &str) -> Result<History> {
+        let t = text.trim().to_ascii_lowercase();
+        let bad = || Error::invalid("numa.history", format!("expected \"usage\", \"referenced\" or \"aging:K\" with K from 1 to 8, got '{text}'"));
+        match t.as_str() {
+            "usage" => Ok(History::Usage),
+            "referenced" => Ok(History::Referenced),
+            _ => {
+                let k: u8 = t.strip_prefix("aging:").ok_or_else(bad)?.parse().map_err(|_| bad())?;
+                if (1..=8).contains(&k) {
+                    Ok(History::Aging(k))
+                } else {
+                    Err(bad())
+                }
+            }
+        }
+    }
+
+    pub fn label(self) -> String {
+        match self {
+            History::Referenced => "referenced".into(),
+            History::Aging(k) => format!("aging:{k}"),
+            History::Usage => "usage".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NumaConfig {
+    /// Bytes per page (a power of two from 16 B).
+    pub page_size: u64,
+    pub preset: Preset,
+    /// A local shared access in ns; 0 takes the preset's.
+    pub local_ns: f64,
+    /// A remote access costs this many local ones (section 4.1: five).
+    pub remote_factor: f64,
+    /// `"usage"`, `"referenced"` or `"aging:K"`.
+    pub history: String,
+    pub migration: Migration,
+    /// Migration daemons, each on its own processor with its own partition of the pages.
+    pub daemons: u32,
+    /// How long a daemon blocks between passes, in microseconds (section 5: 0, 50, 10000).
+    pub block_us: f64,
+    /// Daemon time to lock, read and clear one copy of a page-table entry.
+    pub examine_ns: f64,
+    /// Time to copy one byte of a page to another node.
+    pub copy_ns_per_byte: f64,
+    /// Time to update one copy of a page-table entry when its page moves.
+    pub pte_update_ns: f64,
+    /// Seed of the workload's random choices.
+    pub seed: u64,
+    /// The workload: `{"name": ..., "params": {...}}`.
+    pub workload: WorkloadConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WorkloadConfig {
+    pub name: String,
+    pub params: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
+impl Default for NumaConfig {
+    fn default() -> Self {
+        NumaConfig {
+            page_size: 1024,
+            preset: Preset::Software,
+            local_ns: 0.0,
+            remote_factor: 5.0,
+            history: "usage".into(),
+            migration: Migration::None,
+            daemons: 1,
+            block_us: 0.0,
+            // derived from section 4.1's hardware times (local word 1.75 us, remote 8.75 us):
+            // examining or updating an entry copy on another node is about four remote
+            // word operations (lock, read, write back, unlock); copying a page moves each
+            // 4-byte word with a remote read and a local write
+            examine_ns: 35_000.0,
+            copy_ns_per_byte: 2_625.0,
+            pte_update_ns: 35_000.0,
+            seed: 0,
+            workload: WorkloadConfig::default(),
+        }
+    }
+}
+
+impl NumaConfig {
+    pub fn from_json(text: &str) -> Result<NumaConfig> {
+        let cfg: NumaConfig = serde_json::from_str(text).map_err(|e| Error::invalid("numa", e.to_string()))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if self.page_size < 16 || !self.page_size.is_power_of_two() || self.page_size > 1 << 30 {
+            return Err(Error::invalid("numa.page_size", format!("expected a power of two from 16 bytes to 1 GiB, got {}", self.page_size)));
+        }
+        for (key, v) in [
+            ("numa.local_ns", self.local_ns),
+            ("numa.block_us", self.block_us),
+            ("numa.examine_ns", self.examine_ns),
+            ("numa.copy_ns_per_byte", self.copy_ns_per_byte),
+            ("numa.pte_update_ns", self.pte_update_ns),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(Error::invalid(key, format!("expected a number >= 0, got {v}")));
+            }
+        }
+        if !(self.remote_factor.is_finite() && self.remote_factor >= 1.0) {
+            return Err(Error::invalid("numa.remote_factor", format!("expected a number >= 1, got {}", self.remote_factor)));
+        }
+        if self.migration == Migration::Daemons && !(1..=64).contains(&self.daemons) {
+            return Err(Error::invalid("numa.daemons", format!("expected 1 to 64 daemons, got {}", self.daemons)));
+        }
+        History::parse(&self.history)?;
+        if self.workload.name.trim().is_empty() {
+            return Err(Error::invalid("numa.workload", "expected a workload name, e.g. workload = { name = \"vecmat\" }"));
+        }
+        Ok(())
+    }
+
+    pub fn local_ns(&self) -> f64 {
+        if self.local_ns > 0.0 {
+            self.local_ns
+        } else {
+            self.preset.local_ns()
+        }
+    }
+
+    /// The workload's parameters as text, the form the workload registry reads.
+    pub fn workload_params(&self) -> Vec<(String, String)> {
+        self.workload
+            .params
+            .iter()
+            .map(|(k, v)| (k.clone(), match v {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            }))
+            .collect()
+    }
+}

@@ -1,0 +1,198 @@
+//! The local/remote machine (numa-page-migration.txt sections 1.1, 3 and 4): one
+//! processor per node running the workload's stream, plus the migration daemons on
+//! processors of their own, simulated as one discrete-event run in nanoseconds.
+//!
+//! A shared reference (section 4.1's start macro, access, end macro) locks its
+//! processor's copy of the page's entry for the access, updates that copy's history,
+//! and costs a local access or `remote_factor` of one, by where the page lives. The
+//! step of the actor furthest behind in simulated time runs next (processors before
+//! daemons at equal times), so every lock is granted in the order it was asked for and
+//! a run is deterministic. Barriers release every waiting processor when the last one
+//! arrives. Not modelled: memory and network contention besides the entry locks, and
+//! private data and code (local, outside the page tables, as in section 4).
+
+use super::config::{History, Migration, NumaConfig};
+use super::daemon::{Daemon, DaemonStats};
+use super::pages::Pages;
+use super::stream::{Op, ProcStream};
+use super::workloads;
+use crate::trace::Progress;
+use crate::{Error, Result};
+
+/// What a run measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NumaResult {
+    pub workload: String,
+    pub pages: u64,
+    /// Each processor's completion time.
+    pub end_ns: Vec<u64>,
+    pub local_refs: u64,
+    pub remote_refs: u64,
+    /// Processor time spent waiting for entry locks.
+    pub lock_wait_ns: u64,
+    /// Migrations made by Foresight (the daemons' are in `daemons`).
+    pub foresight_migrations: u64,
+    pub daemons: Vec<DaemonStats>,
+}
+
+impl NumaResult {
+    /// The mean of the processors' completion times (section 5's measure).
+    pub fn mean_ns(&self) -> f64 {
+        self.end_ns.iter().sum::<u64>() as f64 / self.end_ns.len().max(1) as f64
+    }
+
+    pub fn max_ns(&self) -> u64 {
+        self.end_ns.iter().copied().max().unwrap_or(0)
+    }
+
+    pub fn migrations(&self) -> u64 {
+        self.foresight_migrations + self.daemons.iter().map(|d| d.migrations).sum::<u64>()
+    }
+}
+
+struct Proc {
+    stream: ProcStream,
+    time: u64,
+    /// The reference being made: address and references left.
+    current: Option<(u64, u32)>,
+    at_barrier: bool,
+    done: bool,
+}
+
+/// Runs `cfg`; `progress(references done)` is called every million references.
+pub fn run_numa(cfg: &NumaConfig, progress: Progress) -> Result<NumaResult> {
+    cfg.validate()?;
+    let history = History::parse(&cfg.history)?;
+    let w = workloads::open(&cfg.workload.name, &cfg.workload_params(), cfg.seed)?;
+    let nodes = w.streams.len();
+    if nodes == 0 || nodes > u16::MAX as usize {
+        return Err(Error::invalid("numa.workload", format!("workload {}: expected 1 to 65535 processors", w.name)));
+    }
+    let ps = cfg.page_size;
+    let npages = w.bytes.div_ceil(ps) as usize;
+    let mut node_of = Vec::with_capacity(npages);
+    for page in 0..npages {
+        let home = (w.home)(page as u64 * ps);
+        if home as usize >= nodes {
+            return Err(Error::invalid("numa.workload", format!("workload {}: page {page} placed on node {home} of {nodes}", w.name)));
+        }
+        node_of.push(home);
+    }
+    let mut pages = Pages::new(nodes, ps, node_of, history);
+    let local = cfg.local_ns().round() as u64;
+    let remote = (cfg.local_ns() * cfg.remote_factor).round() as u64;
+    let migrate_ns = (cfg.copy_ns_per_byte * ps as f64 + cfg.pte_update_ns * nodes as f64).round() as u64;
+    let mut daemons: Vec<Daemon> = Vec::new();
+    if cfg.migration == Migration::Daemons {
+        let d = cfg.daemons as usize;
+        for i in 0..d {
+            let (first, end) = (npages * i / d, npages * (i + 1) / d);
+            // at least 1 ns a step, so that a daemon always moves forward in time
+            daemons.push(Daemon::new(first, end, (cfg.block_us * 1000.0).round() as u64, (cfg.examine_ns.round() as u64).max(1), migrate_ns.max(1)));
+        }
+    }
+    let foresight = cfg.migration == Migration::Foresight;
+    let mut procs: Vec<Proc> =
+        w.streams.into_iter().map(|stream| Proc { stream, time: 0, current: None, at_barrier: false, done: false }).collect();
+    let mut end_ns = vec![0u64; nodes];
+    let (mut local_refs, mut remote_refs, mut lock_wait, mut foresight_migrations) = (0u64, 0u64, 0u64, 0u64);
+    let (mut live, mut waiting) = (nodes, 0usize);
+    let mut next_report = 1u64 << 20;
+    while live > 0 {
+        // the actor furthest behind: a running processor, else a daemon
+        let mut who = usize::MAX;
+        let mut at = u64::MAX;
+        for (i, p) in procs.iter().enumerate() {
+            if !p.done && !p.at_barrier && p.time < at {
+                at = p.time;
+                who = i;
+            }
+        }
+        let mut daemon = usize::MAX;
+        for (i, d) in daemons.iter().enumerate() {
+            if d.time < at {
+                at = d.time;
+                daemon = i;
+            }
+        }
+        if daemon != usize::MAX {
+            daemons[daemon].step(&mut pages);
+            continue;
+        }
+        if who == usize::MAX {
+            return Err(Error::invalid("numa.workload", "every processor waits at a barrier that others never reach"));
+        }
+        let p = &mut procs[who];
+        let (addr, left) = match p.current {
+            Some(c) => c,
+            None => match p.stream.next() {
+                None => {
+                    p.done = true;
+                    end_ns[who] = p.time;
+                    live -= 1;
+                    if live > 0 && waiting == live {
+                        release(&mut procs, &mut waiting);
+                    }
+                    continue;
+                }
+                Some(Op::Barrier) => {
+                    p.at_barrier = true;
+                    waiting += 1;
+                    if waiting == live {
+                        release(&mut procs, &mut waiting);
+                    }
+                    continue;
+                }
+                Some(Op::Ref { count: 0, .. }) => continue,
+                Some(Op::Ref { addr, count }) => (addr, count),
+            },
+        };
+        let page = (addr / ps) as usize;
+        if page >= npages {
+            return Err(Error::invalid("numa.workload", format!("processor {who} referenced byte {addr}, beyond the {} bytes of the address space", npages as u64 * ps)));
+        }
+        if foresight && pages.node_of[page] as usize != who {
+            p.time = pages.lock_all(page, p.time, migrate_ns);
+            pages.node_of[page] = who as u16;
+            foresight_migrations += 1;
+        }
+        let is_local = pages.node_of[page] as usize == who;
+        let (start, end) = pages.lock_one(page, who, p.time, if is_local { local } else { remote });
+        lock_wait += start - p.time;
+        pages.touch(page, who);
+        p.time = end;
+        if is_local {
+            local_refs += 1;
+        } else {
+            remote_refs += 1;
+        }
+        p.current = if left > 1 { Some((addr, left - 1)) } else { None };
+        let done = local_refs + remote_refs;
+        if done >= next_report {
+            next_report += 1 << 20;
+            if !progress(done) {
+                return Err(Error::Interrupted);
+            }
+        }
+    }
+    Ok(NumaResult {
+        workload: w.name,
+        pages: npages as u64,
+        end_ns,
+        local_refs,
+        remote_refs,
+        lock_wait_ns: lock_wait,
+        foresight_migrations,
+        daemons: daemons.into_iter().map(|d| d.stats).collect(),
+    })
+}
+
+/// Every processor at the barrier goes on when the last one arrived.
+fn release(procs: &mut [Proc], waiting: &mut usize) {
+    let at = procs.iter().filter(|p| p.at_barrier).map(|p| p.time).max().unwrap_or(0);
+    for p in procs.iter_mut().filter(|p| p.at_barrier) {
+        p.at_barrier = false;
+        p.time = at;
+    }
+    *waiting = 0;
+}
