@@ -5,7 +5,7 @@ VENV      := .venv
 PY        := $(VENV)/bin/python
 PIP       := $(VENV)/bin/pip
 DEPS      := $(VENV)/.deps-installed
-PY_DEPS   := maturin numpy pandas pyarrow matplotlib rich pytest
+PY_DEPS   := maturin numpy pandas pyarrow matplotlib rich pytest dask distributed
 CARGO     ?= cargo
 SHELL     := bash
 .SHELLFLAGS := -eo pipefail -c
@@ -17,10 +17,12 @@ all: build
 
 setup: $(DEPS)
 
-# System tools: Rust (the machine image has rustup's cargo), Valgrind for `trace capture`.
+# System tools: Rust (the machine image has rustup's cargo), Valgrind for `trace capture`,
+# Chromium (headless) for the report test (tests/test_report.py).
 $(VENV)/.system-tools:
 	@command -v $(CARGO) >/dev/null || { echo "make: cargo not found: install Rust (https://rustup.rs)"; exit 1; }
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q valgrind; }
+	@command -v chromium >/dev/null || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium; }
 	@mkdir -p $(VENV) && touch $@
 
 $(DEPS): pyproject.toml $(VENV)/.system-tools

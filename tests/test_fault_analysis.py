@@ -110,7 +110,7 @@ def test_cli_writes_every_file(tmp_path, hand_trace):
     assert "npb-mg_iterations=2_n=16" in r.out and str(out) in r.out
     names = {p.name for p in out.iterdir()}
     assert names == {"residencies-npb-mg_iterations=2_n=16.parquet", "residencies-zipf_pages=500_refs=20000.parquet",
-                     "summary.csv", *FIGURES}
+                     "summary.csv", *FIGURES, *(f[:-4] + ".svg" for f in FIGURES)}
     summary = pd.read_csv(out / "summary.csv")
     assert summary["source"].tolist() == ["npb-mg_iterations=2_n=16", "zipf_pages=500_refs=20000"]
     for col in ("residencies", "faults", "dead_ratio_below_half_refs", "dead_ratio_below_half_faults",

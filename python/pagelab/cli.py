@@ -321,6 +321,18 @@ def cmd_bench(args) -> int:
     return run_bench(args)
 
 
+def cmd_sweep(args) -> int:
+    from .sweep import cli_sweep
+
+    return cli_sweep(args)
+
+
+def cmd_results(args) -> int:
+    from .sweep import cli_results
+
+    return cli_results(args)
+
+
 def cmd_run(args) -> int:
     from pathlib import Path
 
@@ -381,6 +393,14 @@ def cmd_reproduce(args) -> int:
     from .reproduce import run_reproduce
 
     return run_reproduce(args.experiment, args.out, quick=args.quick, progress=args.progress)
+
+
+def cmd_report(args) -> int:
+    from .report import build
+
+    for path in build(args.dir):
+        print(f"report: {path}")
+    return 0
 
 
 def cmd_demo(args) -> int:
@@ -480,6 +500,27 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(func=cmd_bench)
 
+    sw = sub.add_parser("sweep", help="run a grid of replay or timed-system configurations (docs/sweeps.md)",
+                        description="Runs every point of SPEC not yet in the results store, on a local Dask "
+                                    "cluster (one worker process per core) or on an existing Dask cluster; "
+                                    "each finished point is stored at once, so a killed sweep resumes.")
+    sw.add_argument("spec", help="sweep spec (TOML: [sweep], [base], [[axis]]; docs/sweeps.md)")
+    sw.add_argument("--out", metavar="DIR", help="results store (default results/sweep-<name>)")
+    sw.add_argument("--scheduler", metavar="ADDRESS",
+                    help="an existing Dask scheduler, e.g. tcp://host:8786 (default: a local cluster)")
+    sw.add_argument("--workers", metavar="N",
+                    help="local worker processes (default: one per core; 0: run here without Dask)")
+    sw.add_argument("--retry-failed", action="store_true", help="run the points that failed before again")
+    sw.add_argument("--points-per-task", metavar="N", help="points per Dask task (default: automatic)")
+    sw.set_defaults(func=cmd_sweep)
+
+    rs = sub.add_parser("results", help="list and merge the points of a sweep's results store")
+    rs.add_argument("dir", metavar="DIR", help="results store of 'pagelab sweep'")
+    rs.add_argument("--csv", metavar="FILE", help="write the merged table as CSV")
+    rs.add_argument("--parquet", metavar="FILE", help="write the merged table as Parquet")
+    rs.add_argument("--limit", metavar="N", help="rows to print (default 40)")
+    rs.set_defaults(func=cmd_results)
+
     run = sub.add_parser("run", help="run a timed multiprogrammed system from a TOML configuration")
     run.add_argument("config", help="configuration file (docs/system-config.md)")
     run.add_argument("--out", help="output directory (default results/run-<config name>)")
@@ -491,6 +532,11 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", help="output directory (default results/<experiment>)")
     rep.add_argument("--quick", action="store_true", help="scaled-down problem sizes (quick_scale), for tests")
     rep.set_defaults(func=cmd_reproduce)
+
+    rpt = sub.add_parser("report", help="rebuild the HTML report of `pagelab reproduce` results, running nothing")
+    rpt.add_argument("dir", metavar="DIR", help="an output directory of `pagelab reproduce NAME` (DIR/report.html) "
+                                                "or of `reproduce all` (a report per experiment and DIR/index.html)")
+    rpt.set_defaults(func=cmd_report)
 
     demo = sub.add_parser("demo", help="replay built-in workloads under every policy; table, figures, JSON")
     demo.add_argument("--out", default="results/demo", help="output directory (default results/demo)")

@@ -163,7 +163,8 @@ FIGURE_FILES = ["fig02-dead-ratio.png", "fig04-lifetime-diff.png", "fig05-lifeti
 
 
 def write_figures(datasets: Datasets, out_dir, pages: int = 2) -> List[str]:
-    """Every figure of the analysis into ``out_dir`` (FIGURE_FILES); returns the names."""
+    """Every figure of the analysis into ``out_dir`` (FIGURE_FILES), each PNG with its SVG
+    beside it (plots._save); returns the names of the files written, PNG and SVG."""
     from pathlib import Path
 
     out = Path(out_dir)
@@ -176,6 +177,8 @@ def write_figures(datasets: Datasets, out_dir, pages: int = 2) -> List[str]:
         "fig08-lifetime-time.png": lambda p: plot_lifetime_time(datasets, p, pages=pages),
         "fig10-lifetime-cov.png": lambda p: plot_lifetime_cov(datasets, p),
     }
+    names = []
     for name in FIGURE_FILES:
         draw[name](out / name)
-    return list(FIGURE_FILES)
+        names += [name, name[:-len(".png")] + ".svg"]
+    return names

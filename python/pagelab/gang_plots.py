@@ -47,9 +47,10 @@ def plot_paging_activity(runs: Sequence[tuple], path, node: int = 0, until_s: Op
 
 def plot_grouped_bars(df, path, value: str, ylabel: str, title: str, group: str = "workload",
                       series: str = "config", percent: bool = False, log: bool = False,
-                      reference: Optional[float] = None) -> None:
+                      reference: Optional[float] = None, xlabel: Optional[str] = None) -> None:
     """Bars of ``value`` by ``group`` (x) and ``series`` (one bar per series in a group);
-    ``log`` for a logarithmic axis, ``reference`` draws a dashed line at that value."""
+    ``log`` for a logarithmic axis, ``reference`` draws a dashed line at that value;
+    ``xlabel`` names the groups (default: the ``group`` column's name)."""
     plt = _pyplot()
     groups = list(dict.fromkeys(df[group]))
     names = list(dict.fromkeys(df[series]))
@@ -70,6 +71,7 @@ def plot_grouped_bars(df, path, value: str, ylabel: str, title: str, group: str 
         ax.axhline(reference, color="black", linestyle="--", linewidth=0.8)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups, rotation=30 if len(groups) > 6 else 0, ha="right" if len(groups) > 6 else "center")
+    ax.set_xlabel(group.replace("_", " ") if xlabel is None else xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, axis="y", color="0.88")

@@ -1,9 +1,12 @@
 """Figures with matplotlib (Agg backend): fault curves per policy and miss-ratio curves.
-Readable in black-and-white print: distinct markers and line styles, labelled axes."""
+Readable in black-and-white print: distinct markers and line styles, labelled axes.
+Every figure module saves through ``_save``: a PNG always comes with an SVG beside it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+from pathlib import Path
 from typing import Union
 
 from .files import atomic_path
@@ -20,10 +23,45 @@ def _pyplot():
     return plt
 
 
+def figure_title(fig) -> str:
+    """The figure's title, for the files' metadata (the report's caption): its suptitle,
+    else its axes' titles joined by '; '."""
+    title = fig.get_suptitle() if hasattr(fig, "get_suptitle") else ""
+    if title:
+        return " ".join(title.split())
+    titles = []
+    for ax in fig.axes:
+        for loc in ("center", "left", "right"):
+            t = " ".join(ax.get_title(loc=loc).split())
+            if t and t not in titles:
+                titles.append(t)
+    return "; ".join(titles)
+
+
 def _save(fig, path: Union[str, os.PathLike]) -> None:
-    suffix = os.fspath(path).rsplit(".", 1)[-1]
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=suffix, dpi=120, bbox_inches="tight")
+    """Writes the figure to ``path`` (format from the suffix), whole or not at all. A
+    ``.png`` is also written as ``.svg`` beside it (for print and scaling); both are
+    renamed into place only once both are drawn. The figure's title goes into each file's
+    metadata (the report's caption); the SVG carries no date and fixed element ids, so the
+    same figure gives the same file."""
+    import matplotlib
+
+    path = Path(os.fspath(path))
+    fmt = path.suffix[1:].lower()
+    title = figure_title(fig)
+    targets = [(path, fmt)]
+    if fmt == "png":
+        targets.append((path.with_suffix(".svg"), "svg"))
+    with contextlib.ExitStack() as stack, matplotlib.rc_context({"svg.hashsalt": "pagelab"}):
+        # entered in order, left in reverse: the SVG is renamed into place before the PNG
+        tmps = [(stack.enter_context(atomic_path(target)), f) for target, f in targets]
+        for tmp, f in tmps:
+            meta = {}
+            if f in ("png", "svg", "pdf") and title:
+                meta["Title"] = title
+            if f in ("svg", "pdf"):
+                meta["Date"] = None
+            fig.savefig(tmp, format=f, dpi=120, bbox_inches="tight", metadata=meta or None)
 
 
 def plot_fault_curves(df, path, title: str) -> None:

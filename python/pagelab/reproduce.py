@@ -15,7 +15,8 @@ paging for gang scheduling, gang-adaptive-paging.txt section 4, in reproduce_gan
 sections 4-5, in reproduce_predictive.py; ``"numa"``: page migration daemons on a
 local/remote multiprocessor, numa-page-migration.txt section 5, in reproduce_numa.py).
 ``pagelab reproduce all``
-runs every file in experiments/.
+runs every file in experiments/. Every run ends with a report.html beside its results
+(report.py; ``pagelab report DIR`` rebuilds it from them).
 """
 
 from __future__ import annotations
@@ -325,22 +326,74 @@ def all_experiments() -> List[Path]:
 
 def run_reproduce(name: str, out_dir: Optional[str], quick: bool = False, progress=None) -> int:
     """`pagelab reproduce NAME`: one experiment file, dispatched on its kind; ``all``: every
-    file in experiments/, each into OUT/<name> (default results/<name>)."""
+    file in experiments/, each into OUT/<name> (default results/<name>), plus OUT/index.html.
+    Each output directory gets a copy of its experiment file and a report.html (report.py)."""
     if name == ALL and not (EXPERIMENTS_DIR / f"{ALL}.toml").is_file():
         paths = all_experiments()
         kinds = [experiment_kind(p) for p in paths]
         for path, kind in zip(paths, kinds):  # every file checked before any runs
             _runner(kind, 1)(path)
-        code = 0
+        code, outs = 0, []
         for i, (path, kind) in enumerate(zip(paths, kinds)):
             if i:
                 print()
             print(f"=== {path.stem} ({i + 1} of {len(paths)}) ===")
             out = os.fspath(Path(out_dir) / path.stem) if out_dir else None
-            code = max(code, _runner(kind)(path, out, quick, progress))
+            c, written = _run_one(path, kind, path.stem, out, quick, progress)
+            code = max(code, c)
+            outs += written
+        parents = {p.parent for p in outs}
+        if len(parents) == 1:
+            from .report import build_index
+
+            print(f"\nindex of the reports: {build_index(parents.pop())}")
         return code
     path = experiment_path(name)
-    return _runner(experiment_kind(path))(path, out_dir, quick, progress)
+    return _run_one(path, experiment_kind(path), name, out_dir, quick, progress)[0]
+
+
+#: output directories write_outputs has written, in order: run_reproduce finds there
+#: where a runner put its results (each kind has its own default) to finish them
+_written: List[Path] = []
+
+
+def _run_one(path: Path, kind: str, name: str, out_dir: Optional[str], quick: bool, progress) -> tuple:
+    """Runs one experiment file; then, in its output directory, a verbatim copy of the
+    file (experiment.toml), how it was run (summary.json's "reproduce"), and report.html.
+    (exit code, [output directory] or [] when the runner wrote nothing)."""
+    import datetime
+    import shlex
+
+    from .report import build_report
+
+    start = len(_written)
+    code = _runner(kind)(path, out_dir, quick, progress)
+    if len(_written) == start:
+        return code, []
+    out = _written[-1]
+    with atomic_path(out / "experiment.toml") as tmp:  # verbatim, byte for byte
+        tmp.write_bytes(path.read_bytes())
+    summary = json.loads((out / "summary.json").read_text())
+    summary["reproduce"] = {
+        "command": shlex.join(["pagelab", "reproduce", name] + (["--quick"] if quick else [])
+                              + ["--out", os.fspath(out)]),
+        "experiment_file": os.fspath(path), "kind": kind, "quick": quick,
+        "pagelab_version": _pagelab_version(), "engine_version": _core.ENGINE_VERSION,
+        "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+    }
+    write_text(out / "summary.json", json.dumps(summary, indent=2))
+    print(f"report: {build_report(out)}")
+    return code, [out]
+
+
+def _pagelab_version() -> str:
+    """The installed package's version (pyproject.toml), else the engine's."""
+    try:
+        from importlib.metadata import version
+
+        return version("pagelab")
+    except Exception:  # noqa: BLE001 - not installed as a distribution (a bare checkout)
+        return _core.ENGINE_VERSION
 
 
 def write_outputs(out: Path, summary: dict, table_rows: List[dict], runs: dict, started: float) -> None:
@@ -355,6 +408,7 @@ def write_outputs(out: Path, summary: dict, table_rows: List[dict], runs: dict, 
         pd.DataFrame(table_rows).to_csv(tmp, index=False)
     summary["seconds"] = round(time.perf_counter() - started, 2)
     write_text(out / "summary.json", json.dumps(summary, indent=2))
+    _written.append(out)
 
 
 def run_token_lru(path: Path, out_dir: Optional[str], quick: bool = False, progress=None) -> int:

@@ -421,7 +421,8 @@ def bar_figures(out: Path, stem: str, tag: str, rows: List[dict], configs: List[
              df[~df["config"].isin(["batch", "LRU"])])):
         name = f"{stem}-{tag}-{suffix}.png"
         plot_grouped_bars(sub, out / name, value, ylabel, f"{tag}: {title}", group="group",
-                          percent=value != "completion_s")
+                          percent=value != "completion_s",
+                          xlabel="workload (xN: on N nodes)" if group == "workload" else "cluster size")
         names.append(name)
     return names
 
