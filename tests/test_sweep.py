@@ -406,3 +406,11 @@ values = [900, 1100]
         Path(__file__).resolve().parent.parent / "examples" / "two-programs.toml")}}, out=tmp_path / "one", workers=0)
     assert df2.set_index("process")["major_faults"].to_dict() == \
         direct.processes.set_index("name")["major_faults"].to_dict()
+
+
+def test_bench_sweep_runs_both_ways(tmp_path):
+    """`pagelab bench --sweep` (issue 8's throughput benchmark) on a tiny trace."""
+    r = run_cli("bench", "--sweep", "--refs", "20000", "--pages", "2000", "--json", cwd=tmp_path)
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    assert out["points"] == 64 and out["sequential_s"] > 0 and out["sweep_s"] > 0 and out["speedup"] > 0

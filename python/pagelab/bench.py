@@ -21,11 +21,47 @@ def _best(fn, repeat: int) -> float:
     return best
 
 
+def run_sweep_bench(refs: int, pages: int, as_json: bool) -> int:
+    """64 OPT replay points (memory sizes of 1% to 64% of the pages) run one after another
+    in this process, then as a sweep on the local Dask cluster: points per second and the
+    speed-up (both include their stores' writes; the sweep also its cluster's start)."""
+    import shutil
+
+    from .cli import print_table
+    from .sweep import sweep
+
+    with tempfile.TemporaryDirectory(prefix="pagelab-bench-sweep-") as tmp:
+        path = Path(tmp) / "zipf.plt"
+        api.workload("zipf", seed=1, refs=refs, pages=pages).save(path)
+        spec = {"sweep": {"kind": "replay", "name": "bench"},
+                "base": {"source": {"trace": str(path)}, "policy": "opt", "frames": 1, "seed": 0},
+                "axis": [{"key": "frames", "values": [max(1, pages // 100) * (i + 1) for i in range(64)]}]}
+        times = {}
+        for label, workers in (("one after another", 0), ("sweep, local cluster", None)):
+            out = Path(tmp) / label.split(",")[0].replace(" ", "-")
+            t0 = time.perf_counter()
+            sweep(spec, out=out, workers=workers, progress=False)
+            times[label] = time.perf_counter() - t0
+            shutil.rmtree(out, ignore_errors=True)
+    seq, par = times["one after another"], times["sweep, local cluster"]
+    result = {"refs": refs, "pages": pages, "points": 64, "sequential_s": seq, "sweep_s": par, "speedup": seq / par}
+    if as_json:
+        print(json.dumps(result, indent=2))
+    else:
+        print_table(f"pagelab bench --sweep: 64 OPT replay points, Zipf trace of {refs:,} references over {pages:,} pages",
+                    ["how", "seconds", "points/s"],
+                    [[k, f"{v:.1f}", f"{64 / v:.2f}"] for k, v in times.items()])
+        print(f"speed-up: {seq / par:.2f}x (issue 8's target: 1.7x)")
+    return 0
+
+
 def run_bench(args) -> int:
     from .cli import UsageError, parse_int, print_table
 
     refs = parse_int(args.refs, "--refs")
     pages = parse_int(args.pages, "--pages")
+    if args.sweep:
+        return run_sweep_bench(refs, pages, args.json)
     try:
         alpha = float(args.alpha)
     except ValueError:
