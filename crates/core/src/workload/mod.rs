@@ -122,16 +122,19 @@ pub fn list() -> Vec<WorkloadInfo> {
         .collect()
 }
 
+/// The registry entry named `name` (trimmed); an unknown name is an error listing the
+/// known ones. Shared by the paging workloads and the NUMA ones.
+pub(crate) fn find<'a, T>(entries: &'a [T], name: &str, name_of: fn(&T) -> &'static str) -> Result<&'a T> {
+    entries.iter().find(|e| name_of(e) == name.trim()).ok_or_else(|| {
+        let names: Vec<&str> = entries.iter().map(name_of).collect();
+        Error::invalid("workload", format!("unknown workload '{name}' (expected one of: {})", names.join(", ")))
+    })
+}
+
 /// Opens a workload as a reference stream. Unknown names, unknown parameters and bad
 /// values are [`crate::Error::Invalid`] errors naming the workload and the parameter.
 pub fn open_workload(name: &str, params: &[(String, String)], page_size: u64, seed: u64) -> Result<Box<dyn RefSource>> {
-    let Some(w) = WORKLOADS.iter().find(|w| w.name == name.trim()) else {
-        let names: Vec<&str> = WORKLOADS.iter().map(|w| w.name).collect();
-        return Err(Error::invalid(
-            "workload",
-            format!("unknown workload '{name}' (expected one of: {})", names.join(", ")),
-        ));
-    };
+    let w = find(WORKLOADS, name, |w| w.name)?;
     let params = Params::new(w.name, w.params, params)?;
     check_page_size(page_size)?;
     let plan = (w.plan)(&params, page_size, seed)?;

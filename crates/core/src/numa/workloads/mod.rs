@@ -15,7 +15,7 @@
 //!
 //! Every workload takes `procs` (number of processors, default 16, the paper's user
 //! processes); processor i runs on node i. Parameter errors are one-line
-//! [`Error::Invalid`] messages naming the workload and the parameter, as in
+//! [`crate::Error::Invalid`] messages naming the workload and the parameter, as in
 //! [`crate::workload`].
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::stream::NumaWorkload;
 use crate::workload::params::Params;
 use crate::workload::ParamInfo;
-use crate::{Error, Result};
+use crate::Result;
 
 mod jacobi;
 mod spmv_csr;
@@ -79,15 +79,9 @@ pub fn list() -> Vec<NumaWorkloadInfo> {
 }
 
 /// Builds a workload's streams. Unknown names, unknown parameters and bad values are
-/// [`Error::Invalid`] errors naming the workload and the parameter.
+/// [`crate::Error::Invalid`] errors naming the workload and the parameter.
 pub fn open(name: &str, params: &[(String, String)], seed: u64) -> Result<NumaWorkload> {
-    let Some(w) = WORKLOADS.iter().find(|w| w.name == name.trim()) else {
-        let names: Vec<&str> = WORKLOADS.iter().map(|w| w.name).collect();
-        return Err(Error::invalid(
-            "workload",
-            format!("unknown workload '{name}' (expected one of: {})", names.join(", ")),
-        ));
-    };
+    let w = crate::workload::find(WORKLOADS, name, |w| w.name)?;
     let params = Params::new(w.name, w.params, params)?;
     let workload = (w.open)(&params, seed)?;
     debug_assert_eq!(workload.name, w.name);
