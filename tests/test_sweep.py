@@ -104,37 +104,56 @@ def kill_group(proc: subprocess.Popen) -> None:
 
 # ---------------------------------------------------------------- acceptance 1: a real Dask cluster
 
+class DaskCluster:
+    """A scheduler and worker processes started with the `dask` command on loopback
+    (random ports), each in its own session so that a test can kill one."""
+
+    def __init__(self, tmp_path: Path, env=None):
+        self.tmp_path, self.env, self.procs = tmp_path, dict(os.environ, **(env or {})), []
+        self.sched_file = tmp_path / "scheduler.json"
+        self.quiet = ["--dashboard-address", "127.0.0.1:0", "--no-dashboard"]
+
+    def spawn(self, args: list) -> subprocess.Popen:
+        p = subprocess.Popen([os.fspath(VENV_BIN / "dask")] + args, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, start_new_session=True,
+                             cwd=self.tmp_path, env=self.env)
+        self.procs.append(p)
+        return p
+
+    def start(self, workers: int, worker_args=()) -> list:
+        import distributed
+
+        self.spawn(["scheduler", "--host", "127.0.0.1", "--port", "0", "--scheduler-file",
+                    os.fspath(self.sched_file)] + self.quiet)
+        wait_for(lambda: self.sched_file.exists() and self.sched_file.stat().st_size > 0, 30, "the scheduler file",
+                 self.procs[0])
+        started = [self.spawn(["worker", "--scheduler-file", os.fspath(self.sched_file), "--nworkers", "1",
+                               "--nthreads", "1", "--host", "127.0.0.1", "--death-timeout", "30",
+                               "--local-directory", os.fspath(self.tmp_path / f"w{i}"), *worker_args] + self.quiet)
+                   for i in range(workers)]
+        self.address = json.loads(self.sched_file.read_text())["address"]
+        assert self.address.startswith("tcp://127.0.0.1:")
+        with distributed.Client(self.address, timeout="20s") as client:
+            client.wait_for_workers(workers, timeout=30)
+        return started
+
+    def stop(self) -> None:
+        for p in reversed(self.procs):
+            kill_group(p)
+
+
 def test_sweep_on_a_dask_cluster_survives_a_killed_worker(tmp_path):
     """A scheduler and two workers (`dask` CLI, loopback, random ports); one worker is
     killed mid-sweep; every point ends in the store exactly once, with the numbers of a
     direct run."""
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     pages, refs, frames, seeds = 2000, 400_000, list(range(50, 1050, 50)), list(range(1, 11))
     spec = zipf_spec(tmp_path / "cluster.toml", "cluster", pages, refs, frames, seeds)
     store = tmp_path / "store"
-    sched_file = tmp_path / "scheduler.json"
-    dask = [os.fspath(VENV_BIN / "dask")]
-    quiet = ["--dashboard-address", "127.0.0.1:0", "--no-dashboard"]
-    procs = []
-
-    def spawn(args):
-        p = subprocess.Popen(dask + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             stdin=subprocess.DEVNULL, start_new_session=True, cwd=tmp_path)
-        procs.append(p)
-        return p
-
+    cluster = DaskCluster(tmp_path)
     try:
-        spawn(["scheduler", "--host", "127.0.0.1", "--port", "0", "--scheduler-file", os.fspath(sched_file)] + quiet)
-        wait_for(lambda: sched_file.exists() and sched_file.stat().st_size > 0, 30, "the scheduler file", procs[0])
-        workers = [spawn(["worker", "--scheduler-file", os.fspath(sched_file), "--nworkers", "1", "--nthreads", "1",
-                          "--host", "127.0.0.1", "--death-timeout", "30",
-                          "--local-directory", os.fspath(tmp_path / f"w{i}")] + quiet) for i in range(2)]
-        address = json.loads(sched_file.read_text())["address"]
-        assert address.startswith("tcp://127.0.0.1:")
-        with distributed.Client(address, timeout="20s") as client:
-            client.wait_for_workers(2, timeout=30)
-
-        sweep = start_cli("sweep", spec, "--scheduler", address, "--out", store)
+        workers = cluster.start(2)
+        sweep = start_cli("sweep", spec, "--scheduler", cluster.address, "--out", store)
         try:
             wait_for(lambda: len(stored_points(store)) >= 20, 60, "20 stored points", sweep)
             kill_group(workers[0])
@@ -147,8 +166,47 @@ def test_sweep_on_a_dask_cluster_survives_a_killed_worker(tmp_path):
         assert "Traceback" not in err, err
         check_store(store, spec, expected_faults(pages, refs, frames, seeds))
     finally:
-        for p in reversed(procs):
-            kill_group(p)
+        cluster.stop()
+
+
+def test_a_point_that_kills_its_workers_is_recorded_as_failed(tmp_path):
+    """A point too big for its worker's memory limit: the nanny kills the worker, Dask
+    gives the point to the restarted worker, which dies again; after the scheduler's
+    allowed failures (1 here) the point is recorded as failed with a one-line error,
+    and the other points are stored."""
+    pytest.importorskip("distributed")
+    spec = tmp_path / "big.toml"
+    spec.write_text("""
+[sweep]
+kind = "replay"
+name = "big"
+[base]
+source = { workload = "zipf", params = { pages = 1000 } }
+policy = "opt"
+frames = 100
+[[axis]]
+key = "source.params.refs"
+name = "refs"
+values = [10000, 80000000, 20000]
+""")
+    store = tmp_path / "store"
+    # OPT holds 9 bytes a reference: 80 M references need 720 MB, over the 400 MB limit
+    # (one task at a time on the worker: a task queued there when it dies counts as a suspect too)
+    cluster = DaskCluster(tmp_path, env={"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1",
+                                         "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0"})
+    try:
+        cluster.start(1, ["--memory-limit", "400MB"])
+        r = run_cli("sweep", spec, "--scheduler", cluster.address, "--out", store)
+    finally:
+        cluster.stop()
+    assert r.code == 0, r
+    assert "ran 3 points" in r.out and "1 failed" in r.out, r.out
+    assert "Traceback" not in r.err, r.err
+    failed = list((store / "failed").glob("*.json"))
+    assert len(failed) == 1 and len(stored_points(store)) == 2
+    record = json.loads(failed[0].read_text())
+    assert record["axes"]["refs"] == 80000000
+    assert "\n" not in record["error"] and "killed its worker" in record["error"], record["error"]
 
 
 # ---------------------------------------------------------------- acceptance 2: interrupted, resumed
@@ -232,6 +290,7 @@ BAD_SPECS = {
     "bad-axis-key": (BASE + "[[axis]]\nkey = \"frame\"\nvalues = [1, 2]\n", "frame"),
     "bad-axis-parameter": (BASE + "[[axis]]\nkey = \"source.params.alpah\"\nvalues = [0.5, 1.0]\n", "alpah"),
     "bad-axis-value": (BASE + "[[axis]]\nkey = \"frames\"\nvalues = [10, 0]\n", "frames"),
+    "frames-too-large": (BASE + "[[axis]]\nkey = \"frames\"\nvalues = [10, 4294967295]\n", "4294967294"),
     "bad-policy": (BASE + "[[axis]]\nkey = \"policy\"\nvalues = [\"lru\", \"nosuch\"]\n", "nosuch"),
     "duplicate-key": (BASE + "[[axis]]\nkey = \"seed\"\nvalues = [1]\n[[axis]]\nkey = \"seed\"\nvalues = [2]\n", "seed"),
     "bad-kind": ("[sweep]\nkind = \"replays\"\n", "kind"),
@@ -331,7 +390,8 @@ key = "frames"
 values = [50, 100]
 """)
     store = tmp_path / "store"
-    r = run_cli("sweep", spec, "--out", store, "--workers", "0")
+    # a pass a trace: the bad trace's pass fails, and its points are run alone for their errors
+    r = run_cli("sweep", spec, "--out", store, "--workers", "0", "--points-per-task", "2")
     assert r.code == 0, r
     assert "ran 4 points" in r.out and "2 failed" in r.out
     assert "pagelab: warning: 2 points failed" in r.err
@@ -343,6 +403,7 @@ values = [50, 100]
     df = pagelab.results(store)
     assert len(df) == 4
     assert df["error"].notna().tolist() == [False, False, True, True]  # grid order: the good trace first
+    assert df["pass_points"].tolist()[:2] == [2, 2]
     direct = pagelab.replay(pagelab.Trace(good), frames=[50, 100])
     assert df["faults"].iloc[:2].tolist() == [direct.faults("lru", 50), direct.faults("lru", 100)]
 
@@ -413,4 +474,62 @@ def test_bench_sweep_runs_both_ways(tmp_path):
     r = run_cli("bench", "--sweep", "--refs", "20000", "--pages", "2000", "--json", cwd=tmp_path)
     assert r.code == 0, r.err
     out = json.loads(r.out)
-    assert out["points"] == 64 and out["sequential_s"] > 0 and out["sweep_s"] > 0 and out["speedup"] > 0
+    assert out["points"] == 64 and len(out["seconds"]) == 4
+    assert all(s > 0 for s in out["seconds"].values()) and out["speedup"]["one after another, each alone"] == 1.0
+    assert out["policy"] == "opt"
+    assert_user_error(run_cli("bench", "--sweep", "--policy", "lru,opt", cwd=tmp_path), "--policy", "one policy")
+    assert_user_error(run_cli("bench", "--sweep", "--policy", "nosuch", cwd=tmp_path), "--policy", "nosuch")
+
+
+# ---------------------------------------------------------------- replay passes
+
+PASS_SOURCE = {"workload": "zipf", "params": {"pages": "300", "refs": "30000"}, "page_size": 4096}
+
+
+def alone(config: dict) -> list:
+    """A point's rows from the public API, replayed by itself."""
+    from pagelab.sweep import REPLAY_COLUMNS
+
+    src = pagelab.Workload("zipf", seed=config["seed"], pages=300, refs=30000)
+    r = pagelab.replay(src, policy=config["policy"], frames=config["frames"], seed=config["seed"])
+    return [dict({c: row.get(c) for c in REPLAY_COLUMNS}, **row.get("counters", {})) for row in r.rows]
+
+
+def test_a_pass_gives_each_point_its_rows_alone():
+    """Points that differ only in memory sizes share one engine pass; each gets exactly
+    the rows it gets replayed alone: its sizes in its order, repeats and all, a
+    variable-size policy once, randomised and OPT alike."""
+    from pagelab.sweep import run_replay_pass
+
+    base = {"source": PASS_SOURCE, "seed": 3, "policy": ["lru", "opt", "ws:500", "random", "dp-approx"]}
+    configs = [dict(base, frames=f) for f in (10, [40, 10], [25, 40, 25], 7, 299)]
+    together = run_replay_pass(configs)
+    assert [len(rows) for rows in together] == [5, 9, 13, 5, 5]
+    for config, rows in zip(configs, together):
+        assert rows == alone(config)
+    # the rows differ between points (the pass did not hand one point's rows to another)
+    assert together[0][0]["faults"] != together[3][0]["faults"]
+
+
+def _points(n: int, policy_of=lambda i: "lru") -> list:
+    from pagelab.sweep import Point
+
+    return [Point(i, f"{i:064x}", {"source": PASS_SOURCE, "seed": 0, "policy": policy_of(i), "frames": 10 + i},
+                  {"frames": 10 + i}) for i in range(n)]
+
+
+def test_tasks_group_points_by_pass_and_mix_sizes():
+    from pagelab.sweep import _tasks
+
+    points = _points(64)
+    tasks = _tasks(points, "replay", 2, None)
+    assert len(tasks) == 8 and all(len(t) == 8 for t in tasks)
+    assert [p.index for p in tasks[0]] == list(range(0, 64, 8))  # every 8th size: tasks cost alike
+    assert sorted(p.index for t in tasks for p in t) == list(range(64))
+    # two policies: no task mixes them; --points-per-task bounds a pass
+    mixed = _points(20, lambda i: "lru" if i % 2 else "opt")
+    tasks = _tasks(mixed, "replay", 1, 4)
+    assert all(len({p.config["policy"] for p in t}) == 1 and len(t) <= 4 for t in tasks)
+    assert sorted(p.index for t in tasks for p in t) == list(range(20))
+    # a timed-system sweep: points in grid order, one point a task for small sweeps
+    assert [[p.index for p in t] for t in _tasks(points[:5], "system", 2, None)] == [[0], [1], [2], [3], [4]]

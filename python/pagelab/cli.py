@@ -495,12 +495,14 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--pages", default="750000", help="distinct pages (default 750k)")
     bench.add_argument("--alpha", default="1.0", help="Zipf exponent (default 1.0)")
     bench.add_argument("--frames", default=None, help="frames (default 10%% of pages)")
-    bench.add_argument("--policy", default="lru,clock,fifo,random,opt", help="policies to time")
+    bench.add_argument("--policy", default=None,
+                       help="policies to time (default lru,clock,fifo,random,opt; with --sweep one, default opt)")
     bench.add_argument("--repeat", default="3", help="runs per measurement; the best is reported")
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--sweep", action="store_true",
-                       help="instead: a 64-point OPT replay sweep on the local Dask cluster against the same points "
-                            "one after another (issue 8's throughput benchmark; --refs/--pages size the trace)")
+                       help="instead: a 64-point replay sweep (64 memory sizes) in passes and on the local Dask "
+                            "cluster against the same points one after another (issue 8's throughput benchmark; "
+                            "--refs/--pages size the trace)")
     bench.set_defaults(func=cmd_bench)
 
     sw = sub.add_parser("sweep", help="run a grid of replay or timed-system configurations (docs/sweeps.md)",

@@ -52,8 +52,10 @@ GEOMETRIC_KEYS = ("start", "stop", "factor", "count")
 SYSTEM_VALUES_CHECKED = 8
 #: a temporary file older than this (seconds) belongs to a writer that died
 STRAY_AGE_S = 60.0
-#: most points one Dask task runs (each is written as soon as it finishes)
+#: most points one task runs (a Dask task, or a pass run here)
 MAX_POINTS_PER_TASK = 32
+#: the engine's largest memory size (frames are 32-bit, one value kept for "none")
+MAX_FRAMES = (1 << 32) - 2
 
 _HASH_NAME = re.compile(r"^[0-9a-f]{64}$")
 
@@ -442,7 +444,8 @@ def normalize_point(mode: str, raw: dict, where: str, base_dir: Path) -> dict:
 
 def _whole(value: Any, where: str, lo: int = 1, hi: int = 1 << 64) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value < hi:
-        raise PagelabError(f"{where}: expected a whole number from {lo}, got {json.dumps(value, default=str)}")
+        span = f"from {lo}" if hi == 1 << 64 else f"from {lo} to {hi - 1}"
+        raise PagelabError(f"{where}: expected a whole number {span}, got {json.dumps(value, default=str)}")
     return value
 
 
@@ -501,9 +504,9 @@ def _replay_config(raw: dict, where: str, base_dir: Path) -> dict:
     if isinstance(frames, list):
         if not frames:
             raise PagelabError(f"{where}.frames: expected at least one memory size")
-        frames = [_whole(f, f"{where}.frames") for f in frames]
+        frames = [_whole(f, f"{where}.frames", hi=MAX_FRAMES + 1) for f in frames]
     else:
-        frames = _whole(frames, f"{where}.frames")
+        frames = _whole(frames, f"{where}.frames", hi=MAX_FRAMES + 1)
     seed = _whole(raw.get("seed", 0), f"{where}.seed", lo=0)
     return {"source": src, "policy": policy, "frames": frames, "seed": seed}
 
@@ -622,10 +625,7 @@ def run_point(mode: str, config: dict, name: str = "config") -> List[dict]:
     """Runs one point; its result rows (one per policy and size for a replay, one per
     process or job for a timed system, one for a NUMA run)."""
     if mode == "replay":
-        from .api import replay
-
-        r = replay(_replay_source(config), policy=config["policy"], frames=config["frames"], seed=config["seed"])
-        return [dict({c: row.get(c) for c in REPLAY_COLUMNS}, **row.get("counters", {})) for row in r.rows]
+        return run_replay_pass([config])[0]
     if mode == "numa":
         from .numa import run_numa
 
@@ -652,6 +652,44 @@ def run_point(mode: str, config: dict, name: str = "config") -> List[dict]:
                      "records": p["records"], "token_grabs": p["token_grabs"],
                      "token_held_s": p["token_held_ns"] / 1e9, "suspended_s": p["suspended_ns"] / 1e9, **system})
     return rows
+
+
+def pass_key(config: dict) -> str:
+    """Replay points with the same key differ only in memory sizes: one engine pass can
+    replay them all, reading (and for OPT recording) their source once."""
+    return canonical_json({"source": config["source"], "seed": config["seed"], "policy": config["policy"]})
+
+
+def run_replay_pass(configs: List[dict]) -> List[List[dict]]:
+    """The result rows of each replay point, from one engine pass over their common
+    source (``pass_key`` equal) at the union of their memory sizes. Each point's rows
+    are what replaying it alone gives: its policies in order, each at its own sizes in
+    order, a variable-size policy (frames 0) once."""
+    from .api import replay
+
+    first = configs[0]
+    assert all(pass_key(c) == pass_key(first) for c in configs), "points of one pass share source, seed, policy"
+    per_point = [c["frames"] if isinstance(c["frames"], list) else [c["frames"]] for c in configs]
+    union = list(dict.fromkeys(f for frames in per_point for f in frames))
+    r = replay(_replay_source(first), policy=first["policy"], frames=union, seed=first["seed"])
+    rows = [dict({c: row.get(c) for c in REPLAY_COLUMNS}, **row.get("counters", {})) for row in r.rows]
+    # the engine's order: each policy at every size of `union`, a variable-size one once
+    by_policy, at = [], 0
+    for _ in (first["policy"] if isinstance(first["policy"], list) else [first["policy"]]):
+        n = 1 if rows[at]["frames"] == 0 else len(union)
+        by_policy.append(rows[at:at + n])
+        at += n
+    assert at == len(rows), "one engine row per policy and size"
+    out = []
+    for frames in per_point:
+        point_rows = []
+        for policy_rows in by_policy:
+            if len(policy_rows) == 1 and policy_rows[0]["frames"] == 0:
+                point_rows.append(dict(policy_rows[0]))
+            else:
+                point_rows.extend(dict(policy_rows[union.index(f)]) for f in frames)
+        out.append(point_rows)
+    return out
 
 
 def one_line(err: BaseException) -> str:
@@ -794,25 +832,64 @@ def _run_and_store(store: Store, mode: str, kind: str, h: str, config: dict, axe
                   "engine_version": _core.ENGINE_VERSION, "seconds": seconds}
         store.write_failure(h, record)
         return {"point": h, "status": "failed", "error": record["error"], "seconds": seconds}
-    seconds = time.perf_counter() - t0
+    return _store_rows(store, h, config, axes, result, time.perf_counter() - t0, 1)
+
+
+def _store_rows(store: Store, h: str, config: dict, axes: dict, result: List[dict], seconds: float,
+                pass_points: int) -> dict:
     config_json = canonical_json(config)
     rows = []
     for r in result:
         row = dict(axes)
         row.update(r)
-        row.update({"seconds": seconds, "engine_version": _core.ENGINE_VERSION, "point": h, "config": config_json})
+        row.update({"seconds": seconds, "pass_points": pass_points, "engine_version": _core.ENGINE_VERSION,
+                    "point": h, "config": config_json})
         rows.append(row)
     store.write_point(h, rows, list(axes))
     _unlink(store.failed_path(h))
     return {"point": h, "status": "ok", "rows": rows, "seconds": seconds}
 
 
+def _run_pass_and_store(store: Store, kind: str, items: list) -> list:
+    """Replays points of one ``pass_key`` in one engine pass and writes each. Their
+    ``seconds`` is an even share of the pass. If the pass fails, each point runs alone,
+    so that each failure is recorded with its own error."""
+    results: Dict[str, dict] = {}
+    todo = []
+    for item in items:
+        stored = store.read_point(item[0])
+        if stored is not None:
+            results[item[0]] = {"point": item[0], "status": "ok", "rows": stored["rows"], "seconds": 0.0,
+                                "reused": True}
+        else:
+            todo.append(item)
+    if len(todo) > 1:
+        t0 = time.perf_counter()
+        try:
+            per_point = run_replay_pass([config for _, config, _, _ in todo])
+        except (KeyboardInterrupt, SystemExit, GeneratorExit):
+            raise
+        except BaseException:  # one point's error fails the pass: each alone below
+            per_point = None
+        if per_point is not None:
+            share = (time.perf_counter() - t0) / len(todo)
+            for (h, config, axes, _name), rows in zip(todo, per_point):
+                results[h] = _store_rows(store, h, config, axes, rows, share, len(todo))
+            todo = []
+    for h, config, axes, name in todo:
+        results[h] = _run_and_store(store, "replay", kind, h, config, axes, name)
+    return [results[item[0]] for item in items]
+
+
 def _run_task(root: str, mode: str, kind: str, engine_version: str, items: list) -> list:
-    """A Dask task: runs its points one after another, each written as it finishes."""
+    """A Dask task: its points, written as they finish: replay points of one pass
+    (``_passes``) together, anything else one after another."""
     if engine_version != _core.ENGINE_VERSION:
         raise PagelabError(f"this worker's engine is {_core.ENGINE_VERSION}, the sweep's is {engine_version}: "
                            "install the same pagelab on every worker")
     store = Store(root)
+    if mode == "replay" and len(items) > 1:
+        return _run_pass_and_store(store, kind, items)
     return [_run_and_store(store, mode, kind, h, config, axes, name) for h, config, axes, name in items]
 
 
@@ -880,13 +957,38 @@ def _read_stored(store: Store, points: List[Point], retry_failed: bool) -> Tuple
     return rows, failures, bad
 
 
-def _auto_chunk(n: int, threads: int) -> int:
-    return max(1, min(MAX_POINTS_PER_TASK, n // (64 * max(threads, 1))))
-
-
-def _run_inline(todo: List[Point], store: Store, spec: SweepSpec, bar: SweepBar, outcome: _Outcome) -> None:
+def _tasks(todo: List[Point], mode: str, threads: int, points_per_task: Optional[int]) -> List[List[Point]]:
+    """The points in tasks of at most ``points_per_task``. Replay points that share a
+    source, seed and policies (``pass_key``) go in tasks of their own, each replayed in
+    one engine pass: about four tasks per worker thread, so that the last tasks finish
+    together, each mixing the group's sizes (every k-th point). Other points: about 64
+    tasks per thread, in grid order."""
+    threads = max(threads, 1)
+    if mode != "replay":
+        chunk = points_per_task or max(1, min(MAX_POINTS_PER_TASK, len(todo) // (64 * threads)))
+        return [todo[i:i + chunk] for i in range(0, len(todo), chunk)]
+    chunk = points_per_task or max(1, min(MAX_POINTS_PER_TASK, len(todo) // (4 * threads)))
+    groups: Dict[str, List[Point]] = {}
     for p in todo:
-        _record(_run_and_store(store, spec.mode, spec.kind, p.hash, p.config, p.axes, spec.file), outcome, bar)
+        groups.setdefault(pass_key(p.config), []).append(p)
+    tasks = []
+    for group in groups.values():
+        k = -(-len(group) // chunk)
+        tasks.extend(group[j::k] for j in range(k))
+    return tasks
+
+
+def _task_items(spec: SweepSpec, task: List[Point]) -> list:
+    return [(p.hash, p.config, p.axes, spec.file) for p in task]
+
+
+def _run_inline(todo: List[Point], store: Store, spec: SweepSpec, points_per_task: Optional[int], bar: SweepBar,
+                outcome: _Outcome) -> None:
+    """Here, task after task; the engine runs the simulations of one pass in parallel."""
+    root = os.fspath(store.root)
+    for task in _tasks(todo, spec.mode, 1, points_per_task):
+        for result in _run_task(root, spec.mode, spec.kind, _core.ENGINE_VERSION, _task_items(spec, task)):
+            _record(result, outcome, bar)
 
 
 def _record(result: dict, outcome: _Outcome, bar: Optional[SweepBar]) -> None:
@@ -929,10 +1031,8 @@ def _run_dask(todo: List[Point], store: Store, spec: SweepSpec, scheduler: Optio
             cluster = stack.enter_context(_local_cluster(LocalCluster, n))
             client = stack.enter_context(Client(cluster))
         threads = sum(client.nthreads().values())
-        chunk = points_per_task or _auto_chunk(len(todo), threads)
-        chunks = [todo[i:i + chunk] for i in range(0, len(todo), chunk)]
         root = os.fspath(store.root)
-        pending = iter(chunks)
+        pending = iter(_tasks(todo, spec.mode, threads, points_per_task))
         members: Dict[Any, List[Point]] = {}
 
         def window() -> int:
@@ -942,8 +1042,8 @@ def _run_dask(todo: List[Point], store: Store, spec: SweepSpec, scheduler: Optio
             part = next(pending, None)
             if part is None:
                 return False
-            items = [(p.hash, p.config, p.axes, spec.file) for p in part]
-            fut = client.submit(_run_task, root, spec.mode, spec.kind, _core.ENGINE_VERSION, items, pure=False)
+            fut = client.submit(_run_task, root, spec.mode, spec.kind, _core.ENGINE_VERSION, _task_items(spec, part),
+                                pure=False)
             members[fut] = part
             ac.add(fut)
             return True
@@ -965,13 +1065,17 @@ def _run_dask(todo: List[Point], store: Store, spec: SweepSpec, scheduler: Optio
                 raise PagelabError("the Dask scheduler cancelled the sweep's tasks (scheduler lost?); "
                                    "run the sweep again to resume") from None
             except Exception as err:  # KilledWorker (a point that kills workers), a worker's engine mismatch
+                error = one_line(err)
+                if isinstance(err, distributed.KilledWorker):
+                    error = ("killed its worker each time it ran (a crash, or over the worker's memory limit); "
+                             f"Dask gave up: {error}")
                 results = []
                 for p in part:
                     stored = store.read_point(p.hash)
                     if stored is not None:
                         results.append({"point": p.hash, "status": "ok", "rows": stored["rows"], "seconds": 0.0})
                         continue
-                    record = {"point": p.hash, "kind": spec.kind, "error": one_line(err), "axes": p.axes,
+                    record = {"point": p.hash, "kind": spec.kind, "error": error, "axes": p.axes,
                               "config": p.config, "engine_version": _core.ENGINE_VERSION, "seconds": 0.0}
                     store.write_failure(p.hash, record)
                     results.append({"point": p.hash, "status": "failed", "error": record["error"], "seconds": 0.0})
@@ -997,8 +1101,15 @@ def _local_cluster(local_cluster, n: int):
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     try:
+        # one engine thread a worker: a pass's simulations would otherwise run on as many
+        # threads as cores in every worker, each worker's threads waiting on the others'
         cluster = local_cluster(n_workers=n, threads_per_worker=1, processes=True,
-                                dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
+                                dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
+                                env={"RAYON_NUM_THREADS": "1"})
+    except RuntimeError as err:  # a worker process that could not start
+        raise PagelabError(f"the local Dask cluster did not start ({one_line(err)}); a script that calls "
+                           "pagelab.sweep() must call it under 'if __name__ == \"__main__\":', since each worker "
+                           "process imports the script; workers=0 runs the points here") from None
     finally:
         if main:
             signal.signal(signal.SIGINT, previous)
@@ -1027,7 +1138,7 @@ def _frame(spec: SweepSpec, points: List[Point], rows: Dict[str, list], failures
 
 
 def _ordered(df, axis_names: List[str]):
-    tail = ["seconds", "error", "engine_version", "point"]
+    tail = ["pass_points", "seconds", "error", "engine_version", "point"]
     cols = [c for c in axis_names if c in df.columns]
     cols += [c for c in df.columns if c not in cols and c not in tail]
     cols += [c for c in tail if c in df.columns]
@@ -1081,7 +1192,7 @@ def sweep(spec: SpecLike, out: Optional[Union[str, os.PathLike]] = None, schedul
     if todo:
         with SweepBar(len(todo), enabled=progress) as bar:
             if workers == 0:
-                _run_inline(todo, store, parsed, bar, outcome)
+                _run_inline(todo, store, parsed, points_per_task, bar, outcome)
             else:
                 _run_dask(todo, store, parsed, scheduler, workers, points_per_task, bar, outcome, say)
     seconds = time.perf_counter() - t0
