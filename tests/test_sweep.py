@@ -533,3 +533,40 @@ def test_tasks_group_points_by_pass_and_mix_sizes():
     assert sorted(p.index for t in tasks for p in t) == list(range(20))
     # a timed-system sweep: points in grid order, one point a task for small sweeps
     assert [[p.index for p in t] for t in _tasks(points[:5], "system", 2, None)] == [[0], [1], [2], [3], [4]]
+
+
+def test_a_large_store_is_merged_and_reads_the_same(tmp_path, monkeypatch):
+    """A sweep that ends with MERGE_AT point files or more merges them into one file:
+    resuming and `pagelab results` read the same rows from it; points added later stay
+    loose beside it; a damaged merged file is never data: its points run again."""
+    sweep_module = sys.modules["pagelab.sweep"]
+    monkeypatch.setattr(sweep_module, "MERGE_AT", 5)
+    spec = {"sweep": {"kind": "replay", "name": "merged"},
+            "base": {"source": {"workload": "zipf", "params": {"pages": 60, "refs": 3000}}, "policy": ["lru", "opt"]},
+            "axis": [{"key": "frames", "values": list(range(5, 45, 5))}, {"key": "seed", "values": [1, 2]}]}
+    store = tmp_path / "store"
+    df = pagelab.sweep(spec, out=store, workers=0)
+    assert df.attrs["ran"] == 16 and len(df) == 32
+    assert not list((store / "points").glob("*.parquet")) and len(list((store / "merged").glob("*.parquet"))) == 1
+
+    def numbers(frame):
+        return frame.drop(columns=["seconds"]).sort_values(["point", "policy"]).reset_index(drop=True)
+
+    again = pagelab.sweep(spec, out=store, workers=0)
+    assert again.attrs["ran"] == 0 and numbers(again).equals(numbers(df))
+    listed = pagelab.results(store)
+    assert numbers(listed[df.columns]).equals(numbers(df)) and listed.attrs["points"] == 16
+
+    spec["axis"][1]["values"] = [1, 2, 3, 4]
+    bigger = pagelab.sweep(spec, out=store, workers=0)
+    assert bigger.attrs["ran"] == 16 and len(list((store / "merged").glob("*.parquet"))) == 2
+
+    merged = sorted((store / "merged").glob("*.parquet"))
+    merged[0].write_bytes(merged[0].read_bytes()[:200])
+    r = run_cli("results", store)
+    assert r.code == 0 and "pagelab: warning: 1 unreadable files" in r.err and "merged: 16 points" in r.out, r
+    spec["axis"][0]["values"] = [5, 10]  # 8 points, 4 of them in each merged file
+    rerun = pagelab.sweep(spec, out=store, workers=0)
+    assert rerun.attrs["ran"] == 4 and len(rerun) == 16 and not merged[0].exists()
+    assert rerun.set_index(["frames", "seed", "policy"])["faults"].to_dict() == \
+        bigger[bigger["frames"].isin([5, 10])].set_index(["frames", "seed", "policy"])["faults"].to_dict()
