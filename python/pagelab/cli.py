@@ -516,7 +516,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--workers", metavar="N",
                     help="local worker processes (default: one per core; 0: run here without Dask)")
     sw.add_argument("--retry-failed", action="store_true", help="run the points that failed before again")
-    sw.add_argument("--points-per-task", metavar="N", help="points per Dask task (default: automatic)")
+    sw.add_argument("--points-per-task", metavar="N", help="points per task, and per replay pass (default: automatic; 1: every point alone)")
     sw.set_defaults(func=cmd_sweep)
 
     rs = sub.add_parser("results", help="list and merge the points of a sweep's results store")

@@ -959,7 +959,7 @@ def _run_pass_and_store(store: Store, kind: str, items: list) -> list:
 
 def _run_task(root: str, mode: str, kind: str, engine_version: str, items: list) -> list:
     """A Dask task: its points, written as they finish: replay points of one pass
-    (``_passes``) together, anything else one after another."""
+    (``_tasks``) together, anything else one after another."""
     if engine_version != _core.ENGINE_VERSION:
         raise PagelabError(f"this worker's engine is {_core.ENGINE_VERSION}, the sweep's is {engine_version}: "
                            "install the same pagelab on every worker")
@@ -1230,8 +1230,10 @@ def sweep(spec: SpecLike, out: Optional[Union[str, os.PathLike]] = None, schedul
     ``spec`` is a TOML path or a dict of the same structure (docs/sweeps.md). ``out`` is
     the store (default ``results/sweep-<name>``). Points run on a local Dask cluster of
     ``workers`` processes (default: one per core), or on the Dask cluster at ``scheduler``
-    (``tcp://host:port``); ``workers=0`` runs them here, one after another, without Dask.
-    ``log`` receives the status lines; ``progress`` shows a bar on stderr.
+    (``tcp://host:port``); ``workers=0`` runs them here without Dask. Replay points that
+    differ only in memory sizes run together, in passes of up to ``points_per_task``
+    (docs/sweeps.md). ``log`` receives the status lines; ``progress`` shows a bar on
+    stderr.
     """
     parsed = load_spec(spec)
     if scheduler is not None and workers is not None:
