@@ -34,6 +34,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 from . import _core
 from ._core import PagelabError
 from .progress import ProgressBar
+from .reproduce_mclustering import merge
 from .system import _kind
 
 #: bump when the stored rows change meaning: every point's hash changes with it
@@ -185,7 +186,7 @@ def load_spec(spec: SpecLike) -> SweepSpec:
     if "config" in table:
         if kind != "system":
             raise PagelabError(f"{file}: sweep.config: only a timed-system sweep reads its base from a file")
-        base = _merge(_read_system_file(table["config"], file, base_dir), base)
+        base = merge(_read_system_file(table["config"], file, base_dir), base)
     mode = kind
     if kind == "system":
         mode = "numa" if "numa" in base else "gang" if "gang" in base else "system"
@@ -210,17 +211,6 @@ def _read_system_file(path: Any, file: str, base_dir: Path) -> dict:
             t = Path(os.path.expanduser(proc["trace"]))
             proc["trace"] = os.fspath(t if t.is_absolute() else p.resolve().parent / t)
     return data
-
-
-def _merge(under: dict, over: dict) -> dict:
-    """Tables of ``over`` merged key by key into ``under``; anything else replaces."""
-    out = copy.deepcopy(under)
-    for k, v in over.items():
-        if isinstance(v, dict) and isinstance(out.get(k), dict):
-            out[k] = _merge(out[k], v)
-        else:
-            out[k] = copy.deepcopy(v)
-    return out
 
 
 def _parse_axes(axes: Any, file: str, kind: str) -> List[AxisGroup]:
@@ -894,9 +884,9 @@ def _unlink(path: Path) -> None:
 def _run_and_store(store: Store, mode: str, kind: str, h: str, config: dict, axes: dict, name: str) -> dict:
     """Runs one point where it is (a worker) and writes its file there. A point already
     stored (a task run again after its worker was lost) is read, not run again."""
-    stored = store.read_point(h)
+    stored = _stored_result(store, h)
     if stored is not None:
-        return {"point": h, "status": "ok", "rows": stored["rows"], "seconds": 0.0, "reused": True}
+        return stored
     t0 = time.perf_counter()
     try:
         result = run_point(mode, config, name)
@@ -909,6 +899,14 @@ def _run_and_store(store: Store, mode: str, kind: str, h: str, config: dict, axe
         store.write_failure(h, record)
         return {"point": h, "status": "failed", "error": record["error"], "seconds": seconds}
     return _store_rows(store, h, config, axes, result, time.perf_counter() - t0, 1)
+
+
+def _stored_result(store: Store, h: str) -> Optional[dict]:
+    """The result of a point already in the store (its task ran before), or None."""
+    stored = store.read_point(h)
+    if stored is None:
+        return None
+    return {"point": h, "status": "ok", "rows": stored["rows"], "seconds": 0.0, "reused": True}
 
 
 def _store_rows(store: Store, h: str, config: dict, axes: dict, result: List[dict], seconds: float,
@@ -933,10 +931,9 @@ def _run_pass_and_store(store: Store, kind: str, items: list) -> list:
     results: Dict[str, dict] = {}
     todo = []
     for item in items:
-        stored = store.read_point(item[0])
+        stored = _stored_result(store, item[0])
         if stored is not None:
-            results[item[0]] = {"point": item[0], "status": "ok", "rows": stored["rows"], "seconds": 0.0,
-                                "reused": True}
+            results[item[0]] = stored
         else:
             todo.append(item)
     if len(todo) > 1:
@@ -1147,9 +1144,9 @@ def _run_dask(todo: List[Point], store: Store, spec: SweepSpec, scheduler: Optio
                              f"Dask gave up: {error}")
                 results = []
                 for p in part:
-                    stored = store.read_point(p.hash)
+                    stored = _stored_result(store, p.hash)
                     if stored is not None:
-                        results.append({"point": p.hash, "status": "ok", "rows": stored["rows"], "seconds": 0.0})
+                        results.append(stored)
                         continue
                     record = {"point": p.hash, "kind": spec.kind, "error": error, "axes": p.axes,
                               "config": p.config, "engine_version": _core.ENGINE_VERSION, "seconds": 0.0}
