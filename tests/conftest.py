@@ -16,6 +16,9 @@ class Run:
 
 
 def run_cli(*args, cwd=None, timeout=300, env=None) -> Run:
+    """Runs `pagelab ARGS` with its output on a pipe, 1000 columns wide unless ``env``
+    sets COLUMNS (the autouse fixture below), so that tests find table headers
+    unwrapped; tests/test_console.py checks fitting to narrow widths."""
     full_env = dict(os.environ, **(env or {}))
     proc = subprocess.run([sys.executable, "-m", "pagelab", *map(str, args)], capture_output=True,
                           text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL, env=full_env)
@@ -37,3 +40,9 @@ def assert_user_error(r: Run, *fragments: str) -> None:
 @pytest.fixture
 def cli():
     return run_cli
+
+
+@pytest.fixture(autouse=True)
+def wide_tables(monkeypatch):
+    """Tables are printed 1000 columns wide in every test, in-process and by run_cli."""
+    monkeypatch.setenv("COLUMNS", "1000")

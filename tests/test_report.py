@@ -286,3 +286,14 @@ def test_chromium_check_catches_broken_pages(quick_run, tmp_path):
     loaded = {i["src"]: i.get("data-loaded") for i in dom.imgs}
     assert loaded[figures[0]] == "no" and all(loaded[f] == "yes" for f in figures[1:]), loaded
     assert "noSuchFunction" in dom.errors, dom.errors
+
+
+def test_printed_reports_keep_header_words_whole():
+    """Printed, narrow columns broke their headers one letter a line (overflow-wrap:
+    anywhere); words now stay whole and the page turns to landscape."""
+    from pagelab.report import STYLE
+
+    printed = STYLE[STYLE.index("@media print"):]
+    assert "anywhere" not in STYLE and "break-all" not in STYLE
+    assert "overflow-wrap: normal" in printed
+    assert "@page { size: A4 landscape" in STYLE

@@ -29,7 +29,9 @@ from .fault_analysis import fault_parameters
 from .system import SystemResult, load_config, run_system
 from .sweep import results, sweep
 
-__version__ = ENGINE_VERSION
+from .version import build_info, package_version
+
+__version__ = package_version()
 
 __all__ = [
     "ENGINE_VERSION",
@@ -40,6 +42,7 @@ __all__ = [
     "SystemResult",
     "Trace",
     "Workload",
+    "build_info",
     "load_config",
     "mrc",
     "policies",

@@ -13,10 +13,40 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
 
 from . import _core
 from ._core import PagelabError
+from .files import parent_dirs
+from .plots import draw_fault_curves, draw_mrc
 
 KIND_NAMES = ("read", "write", "instruction")
+#: the engine's whole numbers are 64-bit unsigned
+U64_MAX = (1 << 64) - 1
 
 ProgressHook = Optional[Callable[[int], None]]
+
+
+def whole_number(value, what: str, minimum: int = 0, maximum: int = U64_MAX) -> int:
+    """``value`` as an int in [minimum, maximum], else a one-line PagelabError naming
+    ``what`` (never Python's OverflowError or TypeError from the bindings)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            import numbers
+
+            if not isinstance(value, numbers.Integral):
+                raise TypeError
+            value = int(value)
+        except TypeError:
+            raise PagelabError(f"{what}: expected a whole number, got {value!r}") from None
+    if not minimum <= value <= maximum:
+        limit = "2^64-1" if maximum == U64_MAX else f"{maximum:,}"
+        raise PagelabError(f"{what}: expected a whole number from {minimum:,} to {limit}, got {value}")
+    return value
+
+
+def html_table(title: str, df, max_rows: int = 60) -> str:
+    """A result as Jupyter shows it: a title line, then the table (at most ``max_rows``
+    rows; the object's ``to_dataframe()`` has them all)."""
+    import html
+
+    return f"<p><b>{html.escape(title)}</b></p>" + df.to_html(max_rows=max_rows, index=False, border=0)
 
 
 class Source:
@@ -78,7 +108,8 @@ class Source:
         """Writes this source as a trace file; format and compression from the file name
         unless given. Returns the number of records written."""
         fmt, zst = output_format(path, format)
-        return _core.convert(self.spec(), os.fspath(path), fmt, zst if compress is None else compress, progress)
+        with parent_dirs(path):
+            return _core.convert(self.spec(), os.fspath(path), fmt, zst if compress is None else compress, progress)
 
 
 class Trace(Source):
@@ -88,7 +119,7 @@ class Trace(Source):
                  page_size: Optional[int] = None):
         self.path = Path(path)
         self.format = format
-        self.page_size = page_size
+        self.page_size = None if page_size is None else whole_number(page_size, "page_size", 1)
 
     @classmethod
     def open(cls, path: Union[str, os.PathLike], format: Optional[str] = None,
@@ -114,8 +145,8 @@ class Workload(Source):
 
     def __init__(self, name: str, seed: int = 0, page_size: int = 4096, **params):
         self.workload_name = name
-        self.seed = int(seed)
-        self.page_size = int(page_size)
+        self.seed = whole_number(seed, "seed")
+        self.page_size = whole_number(page_size, "page_size", 1)
         self.params = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in params.items()}
 
     @property
@@ -201,9 +232,17 @@ class ReplayResults:
         """Faults of ``policy`` (its label, e.g. ``"last-static:5"``) at ``frames``;
         without ``frames`` the policy's only row (a variable-size policy has frames 0)."""
         rows = [r for r in self.rows if r["policy"] == policy and (frames is None or r["frames"] == frames)]
-        if len(rows) != 1:
-            raise KeyError((policy, frames))
-        return rows[0]["faults"]
+        if len(rows) == 1:
+            return rows[0]["faults"]
+        policies_ = list(dict.fromkeys(r["policy"] for r in self.rows))
+        if policy not in policies_:
+            raise PagelabError(f"faults: no policy '{policy}' in this result (it has: {', '.join(policies_)})")
+        sizes = [r["frames"] for r in self.rows if r["policy"] == policy]
+        if frames is None:
+            raise PagelabError(f"faults: '{policy}' was replayed at {len(sizes)} sizes: give frames "
+                               f"(one of {', '.join(map(str, sizes))})")
+        raise PagelabError(f"faults: '{policy}' was not replayed at {frames} frames "
+                           f"(sizes: {', '.join(map(str, sizes))})")
 
     def to_dataframe(self):
         """One row per (policy, frames); policy-specific counts (e.g. ``predictions``,
@@ -216,6 +255,14 @@ class ReplayResults:
 
     def to_json(self) -> str:
         return json.dumps(self.rows, indent=2)
+
+    def plot(self, title: Optional[str] = None):
+        """Faults against memory size, a line per policy: a matplotlib Figure (Jupyter
+        shows it; ``fig.savefig(path)`` writes it)."""
+        return draw_fault_curves(self.to_dataframe(), title or f"faults of {self.source_name}")
+
+    def _repr_html_(self) -> str:
+        return html_table(repr(self), self.to_dataframe())
 
     def __repr__(self) -> str:
         return f"ReplayResults({self.source_name!r}, {len(self.rows)} rows)"
@@ -230,6 +277,15 @@ def _as_list(value, what: str) -> list:
         raise PagelabError(f"{what}: expected a value or a list of values, got {value!r}") from None
 
 
+def replay_progress_total(source, policy: Union[str, Sequence[str]]) -> Optional[int]:
+    """The count a progress bar of ``replay(source, policy, ...)`` ends at: the source's
+    records times the passes the engine makes (two with OPT), None when unknown."""
+    records = as_source(source).meta().get("records")
+    if records is None:
+        return None
+    return records * _core.replay_passes([p.strip() for p in _as_list(policy, "policy")])
+
+
 def replay(source, policy: Union[str, Sequence[str]] = "lru", frames: Union[int, Iterable[int]] = (),
            seed: int = 0, progress: ProgressHook = None) -> ReplayResults:
     """Replays a source under each policy at each memory size (in frames), streaming the
@@ -239,10 +295,8 @@ def replay(source, policy: Union[str, Sequence[str]] = "lru", frames: Union[int,
     frames_ = _as_list(frames, "frames")
     if not frames_:
         raise PagelabError("frames: expected at least one memory size in frames")
-    for f in frames_:
-        if isinstance(f, bool) or not isinstance(f, int) or f <= 0:
-            raise PagelabError(f"frames: expected positive whole numbers, got {f!r}")
-    rows = _core.replay(src.spec(), policies_, frames_, int(seed), progress)
+    frames_ = [whole_number(f, "frames", 1) for f in frames_]
+    rows = _core.replay(src.spec(), policies_, frames_, whole_number(seed, "seed"), progress)
     return ReplayResults(src.name, rows)
 
 
@@ -276,6 +330,19 @@ class MissRatioCurve:
         frames = np.arange(1, len(self.faults) + 1, dtype=np.uint64)
         ratio = self.faults / max(self.references, 1)
         return pd.DataFrame({"frames": frames, "faults": self.faults, "fault_ratio": ratio})
+
+    def plot(self, title: Optional[str] = None):
+        """The fault ratio at every memory size (log scale): a matplotlib Figure."""
+        return draw_mrc([self], title or f"LRU fault curve: {self.source_name}")
+
+    def _repr_html_(self) -> str:
+        """The curve at about 20 sizes spread over the range (``to_dataframe()``: every size)."""
+        import numpy as np
+
+        df = self.to_dataframe()
+        if len(df) > 20:
+            df = df.iloc[np.unique(np.linspace(0, len(df) - 1, 20).round().astype(int))]
+        return html_table(repr(self), df)
 
     def __repr__(self) -> str:
         return (f"MissRatioCurve({self.source_name!r}, {self.references} references, "

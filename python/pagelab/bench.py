@@ -30,7 +30,7 @@ def run_sweep_bench(refs: int, pages: int, policy: str, as_json: bool) -> int:
     writes, the cluster rows also the cluster's start."""
     import shutil
 
-    from .cli import print_table
+    from .console import print_table
     from .sweep import sweep
 
     ways = [("one after another, each alone", 0, 1), ("sweep here, in passes", 0, None),
@@ -62,7 +62,8 @@ def run_sweep_bench(refs: int, pages: int, policy: str, as_json: bool) -> int:
 
 
 def run_bench(args) -> int:
-    from .cli import UsageError, parse_int, print_table
+    from .cli import UsageError, parse_int
+    from .console import print_table
 
     refs = parse_int(args.refs, "--refs")
     pages = parse_int(args.pages, "--pages")

@@ -1,5 +1,6 @@
 """`pagelab trace capture`: run a real program under Valgrind lackey and stream its
-memory references straight into pagelab's binary format.
+memory references straight into pagelab's binary format (any other output format is
+converted from it at the end).
 
 Valgrind writes the trace to a pipe (``--log-fd``); the engine parses the stream as it
 arrives, folds consecutive same-page references and writes the trace. The text is never
@@ -10,10 +11,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from typing import Optional, Sequence
 
 from . import _core
 from ._core import PagelabError
+from .api import Trace, output_format
+from .files import parent_dirs
 
 
 def capture(program: Sequence[str], out, page_size: int = 4096, compress: Optional[bool] = None,
@@ -30,8 +34,24 @@ def capture(program: Sequence[str], out, page_size: int = 4096, compress: Option
     if shutil.which(exe) is None and not os.path.isfile(exe):
         raise PagelabError(f"trace capture: program '{exe}' not found")
     out = os.fspath(out)
+    fmt, compressed = output_format(out, None)
     if compress is None:
-        compress = out.lower().endswith(".zst")
+        compress = compressed
+    if fmt != "pagelab":
+        # the engine streams into its own format; any other is a conversion of that
+        with parent_dirs(out), tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(out)),
+                                                           prefix=".capture.") as tmp:
+            plt = os.path.join(tmp, "capture.plt")
+            stats = _capture_pagelab(vg, program, plt, page_size, False, progress)
+            Trace(plt, format="pagelab").save(out, format=fmt, compress=compress)
+        return stats
+    return _capture_pagelab(vg, program, out, page_size, compress, progress)
+
+
+def _capture_pagelab(vg: str, program: Sequence[str], out: str, page_size: int, compress: bool,
+                     progress) -> dict:
+    """Valgrind's lackey output, through a pipe, into the engine's pagelab-format writer."""
+    exe = program[0]
     read_fd, write_fd = os.pipe()
     try:
         proc = subprocess.Popen(
@@ -44,8 +64,9 @@ def capture(program: Sequence[str], out, page_size: int = 4096, compress: Option
     os.close(write_fd)
     try:
         # The engine takes ownership of read_fd and closes it.
-        stats = _core.capture_lackey_fd(read_fd, f"lackey output of {exe}", out, int(page_size),
-                                        bool(compress), progress)
+        with parent_dirs(out):
+            stats = _core.capture_lackey_fd(read_fd, f"lackey output of {exe}", out, int(page_size),
+                                            bool(compress), progress)
     except BaseException:
         proc.kill()
         proc.wait()

@@ -11,7 +11,10 @@ from typing import List, Optional
 
 from . import api
 from ._core import PagelabError
+from .console import print_table
+from .files import check_not_dangling
 from .progress import ProgressBar
+from .version import version_line
 
 EXIT_USAGE = 2
 EXIT_ERROR = 1
@@ -26,13 +29,31 @@ class Parser(argparse.ArgumentParser):
     """argparse with one-line errors."""
 
     def error(self, message: str):  # noqa: D401 - argparse API
-        raise UsageError(f"{self.prog}: {message}")
+        # "pagelab: error: replay: ..." -- the command's name once, not "pagelab" twice
+        where = self.prog.split(" ", 1)[1] if " " in self.prog else ""
+        raise UsageError(f"{where}: {message}" if where else message)
+
+
+class VersionAction(argparse.Action):
+    """`pagelab --version`: one line, as is (argparse's own action re-wraps it)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_line())
+        parser.exit()
 
 
 # ---------------------------------------------------------------- argument helpers
 
+#: how --help describes the number suffixes parse_int accepts
+BINARY_SUFFIXES = "k, M, G are binary multiples: 4k = 4096"
+
+
 def parse_int(text: str, what: str) -> int:
-    """A positive whole number; accepts 4096, 4k, 2M, 1G (binary multiples)."""
+    """A positive whole number below 2^64; accepts 4096, 4k, 2M, 1G (binary multiples:
+    k = 1024)."""
     t = text.strip().lower()
     mult = 1
     for suffix, m in (("k", 1 << 10), ("m", 1 << 20), ("g", 1 << 30)):
@@ -45,6 +66,8 @@ def parse_int(text: str, what: str) -> int:
         raise UsageError(f"{what}: expected a positive whole number (e.g. 4096 or 4k), got '{text}'") from None
     if value <= 0:
         raise UsageError(f"{what}: expected a positive whole number, got '{text}'")
+    if value > api.U64_MAX:
+        raise UsageError(f"{what}: expected a number below 2^64, got '{text}'")
     return value
 
 
@@ -64,7 +87,10 @@ def parse_params(pairs: Optional[List[str]]) -> dict:
             if "=" not in item:
                 raise UsageError(f"--param: expected NAME=VALUE, got '{item}'")
             k, v = item.split("=", 1)
-            params[k.strip()] = v.strip()
+            k = k.strip()
+            if k in params:
+                raise UsageError(f"--param: '{k}' given twice ('{k}={params[k]}' and '{item.strip()}')")
+            params[k] = v.strip()
     return params
 
 
@@ -74,7 +100,7 @@ def add_source_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--workload", metavar="NAME", help="a built-in workload (see 'pagelab workload list')")
     p.add_argument("--format", metavar="FORMAT", help="trace format: " + ", ".join(api.trace_formats()))
     p.add_argument("--param", action="append", metavar="K=V", help="workload parameter (repeatable, or k=v,k=v)")
-    p.add_argument("--page-size", metavar="BYTES", help="page size in bytes (power of two)")
+    p.add_argument("--page-size", metavar="BYTES", help=f"page size in bytes, a power of two ({BINARY_SUFFIXES})")
     p.add_argument("--seed", default="0", help="seed for workloads and randomised policies (default 0)")
 
 
@@ -102,26 +128,6 @@ def parse_seed(text: str) -> int:
 
 def progress_bar(args, description: str, total: Optional[int] = None) -> ProgressBar:
     return ProgressBar(description, total=total, enabled=args.progress)
-
-
-def print_table(title: str, columns: List[str], rows: List[list]) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    table = Table(title=escape(title), title_justify="left")
-
-    for i, c in enumerate(columns):
-        table.add_column(c, justify="left" if i == 0 else "right")
-    for r in rows:
-        # cells are data, not rich markup: "x[i]" must not turn into italics
-        table.add_row(*[escape(str(x)) for x in r])
-    # rich assumes 80 columns when stdout is not a terminal (pipes, files, CI logs);
-    # wide tables would be cut there, so give them the room they need.
-    console = Console()
-    if not sys.stdout.isatty():
-        console = Console(width=min(max(Console(width=1000).measure(table).maximum, 80), 400))
-    console.print(table)
 
 
 # ---------------------------------------------------------------- commands
@@ -211,7 +217,7 @@ def cmd_replay(args) -> int:
     if not policies:
         raise UsageError(f"--policy: expected a comma-separated list of: {', '.join(api.policies())}")
     frames = parse_int_list(args.frames, "--frames")
-    with progress_bar(args, "replaying", source.meta().get("records")) as bar:
+    with progress_bar(args, "replaying", api.replay_progress_total(source, policies)) as bar:
         results = api.replay(source, policy=policies, frames=frames, seed=parse_seed(args.seed), progress=bar)
     df = results.to_dataframe()
     if args.csv:
@@ -233,17 +239,18 @@ def cmd_replay(args) -> int:
 
 def cmd_mrc(args) -> int:
     from .files import atomic_path
-    from .plots import plot_mrc
+    from .plots import check_figure_path, plot_mrc
 
+    out = args.output
+    plot = args.plot or os.path.splitext(out)[0] + ".png"
+    check_figure_path(plot)
     source = source_from_args(args)
     with progress_bar(args, "stack distances", source.meta().get("records")) as bar:
         curve = api.mrc(source, progress=bar)
     df = curve.to_dataframe()
-    out = args.output
-    with atomic_path(out) as tmp:
+    with atomic_path(out) as tmp:  # the CSV lands only once the figure is drawn
         df.to_csv(tmp, index=False)
-    plot = args.plot or os.path.splitext(out)[0] + ".png"
-    plot_mrc([curve], plot, title=f"LRU fault curve: {source.name}")
+        plot_mrc([curve], plot, title=f"LRU fault curve: {source.name}")
     print(f"{source.name}: {curve.references:,} references, {curve.distinct_pages:,} distinct pages, "
           f"{curve.compulsory_faults:,} compulsory faults")
     print(f"wrote {out} ({len(df):,} sizes) and {plot}")
@@ -340,6 +347,9 @@ def cmd_run(args) -> int:
 
     out = Path(args.out or f"results/run-{Path(args.config).stem}")
     data = system.read_toml(args.config)
+    check_not_dangling(out)
+    if out.exists() and not out.is_dir():
+        raise PagelabError(f"{out}: is a file, expected an output folder")
     if isinstance(data, dict) and "numa" in data:
         return _run_numa(args, data, out)
     engine_config, name = system.load_config(args.config)
@@ -413,9 +423,8 @@ def cmd_demo(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="pagelab", description="A laboratory for virtual-memory paging.")
-    p.add_argument("--progress", dest="progress", action="store_true", default=None,
-                   help="always show progress bars on stderr (default: only on a terminal)")
-    p.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress bars")
+    p.add_argument("--version", action=VersionAction, help="print the version and the git commit, and exit")
+    add_progress_args(p, None)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     trace = sub.add_parser("trace", help="inspect, convert and capture traces")
@@ -460,7 +469,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--policy", default="lru",
                     help="comma-separated, parameters after a colon (last-static:-5, last-dynamic:60, "
                          "dp-approx:0.5, ws:10000, pff:1000): " + ", ".join(api.policies()))
-    rp.add_argument("--frames", required=True, help="comma-separated memory sizes in frames")
+    rp.add_argument("--frames", required=True,
+                    help=f"comma-separated memory sizes in frames, e.g. 1000,2k,4k ({BINARY_SUFFIXES})")
     rp.add_argument("--json", action="store_true", help="machine-readable output")
     rp.add_argument("--csv", help="also write the table to this CSV file")
     rp.set_defaults(func=cmd_replay)
@@ -481,7 +491,7 @@ def build_parser() -> argparse.ArgumentParser:
     af.add_argument("sources", nargs="+", metavar="SOURCE", help="a trace file, or workload:NAME[:k=v,...]")
     af.add_argument("--policy", default="lru", help="one fixed-size policy (default lru): " + ", ".join(api.policies()))
     size = af.add_mutually_exclusive_group(required=True)
-    size.add_argument("--frames", help="memory size in frames, for every source")
+    size.add_argument("--frames", help=f"memory size in frames, for every source ({BINARY_SUFFIXES})")
     size.add_argument("--memory-fraction", metavar="F",
                       help="memory size as a fraction in (0, 1] of each source's distinct pages")
     af.add_argument("--seed", default="0", help="seed for workloads and randomised policies (default 0)")
@@ -546,7 +556,34 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="replay built-in workloads under every policy; table, figures, JSON")
     demo.add_argument("--out", default="results/demo", help="output directory (default results/demo)")
     demo.set_defaults(func=cmd_demo)
+
+    # a command group without its subcommand shows the group's help, not the top level's
+    for group in (trace, wl, an):
+        group.set_defaults(help_parser=group)
+    # --progress/--no-progress also after the command (pagelab replay ... --no-progress)
+    for command in _all_parsers(sub):
+        add_progress_args(command, argparse.SUPPRESS)
     return p
+
+
+def add_progress_args(p: argparse.ArgumentParser, default) -> None:
+    """The progress switches; on a command (default SUPPRESS) they override the top
+    level's only when given."""
+    p.add_argument("--progress", dest="progress", action="store_true", default=default,
+                   help="always show progress bars on stderr (default: only on a terminal or in Jupyter)")
+    p.add_argument("--no-progress", dest="progress", action="store_false", default=default,
+                   help="never show progress bars")
+
+
+def _all_parsers(subparsers) -> List[argparse.ArgumentParser]:
+    """Every command and subcommand parser under ``subparsers``."""
+    out = []
+    for parser in dict.fromkeys(subparsers.choices.values()):
+        out.append(parser)
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                out += _all_parsers(action)
+    return out
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -558,7 +595,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
-            parser.print_help()
+            getattr(args, "help_parser", parser).print_help()
             return EXIT_USAGE
         return args.func(args)
     except UsageError as err:

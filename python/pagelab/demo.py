@@ -9,10 +9,11 @@ import json
 import time
 from pathlib import Path
 
-from . import _core, api
-from .files import write_text
+from . import api
+from .files import output_dir, write_text
 from .plots import plot_fault_curves, plot_mrc
 from .progress import ProgressBar
+from .version import build_info
 
 #: (workload, parameters): small enough that the whole demo takes seconds.
 DEMO_WORKLOADS = [
@@ -32,12 +33,12 @@ POLICIES = ["lru", "fifo", "clock", "random", "opt"]
 
 
 def run_demo(out_dir: str, progress=None) -> int:
-    from .cli import print_table
+    from .console import print_table
 
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    output_dir(out)
     started = time.perf_counter()
-    all_rows, curves, summary = [], [], {"engine_version": _core.ENGINE_VERSION,
+    all_rows, curves, summary = [], [], {"pagelab": build_info(),
                                          "policies": POLICIES, "fractions": FRACTIONS, "workloads": []}
     table = []
     for name, params in DEMO_WORKLOADS:
@@ -47,7 +48,7 @@ def run_demo(out_dir: str, progress=None) -> int:
         curves.append(curve)
         pages = curve.distinct_pages
         frames = sorted({max(1, int(pages * f)) for f in FRACTIONS})
-        with ProgressBar(f"{name}: replay", enabled=progress) as bar:
+        with ProgressBar(f"{name}: replay", api.replay_progress_total(w, POLICIES), enabled=progress) as bar:
             results = api.replay(w, policy=POLICIES, frames=frames, seed=1, progress=bar)
         df = results.to_dataframe()
         all_rows.append(df)
@@ -75,7 +76,7 @@ def run_demo(out_dir: str, progress=None) -> int:
 
     with atomic_path(out / "replay.csv") as tmp:
         rows.to_csv(tmp, index=False)
-    plot_mrc(curves[:6], out / "mrc.png", title="exact LRU fault ratio by memory size")
+    plot_mrc(curves, out / "mrc.png", title="exact LRU fault ratio by memory size")
     summary["seconds"] = round(time.perf_counter() - started, 2)
     write_text(out / "summary.json", json.dumps(summary, indent=2))
     print_table("faults relative to OPT at the middle memory size (1.00 = optimal)",

@@ -38,6 +38,11 @@ def _token_grabs(raw: dict, process: str) -> list:
 def plot_memory(raw: dict, process: str, path, title: Optional[str] = None) -> None:
     """Memory-time graph of one process: MAD, RSS and NAP in pages (top), major faults per
     sampling interval (NPF, bottom), against simulated time in seconds."""
+    _save(draw_memory(raw, process, title), path)
+
+
+def draw_memory(raw: dict, process: str, title: Optional[str] = None):
+    """The figure of :func:`plot_memory`, unsaved (``SystemResult.plot``)."""
     plt = _pyplot()
     s = _series(raw, process) or {"t_s": [], "mad": [], "rss": [], "nap": [], "npf": []}
     fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7, 5.5), sharex=True,
@@ -61,8 +66,7 @@ def plot_memory(raw: dict, process: str, path, title: Optional[str] = None) -> N
     ax2.set_ylim(bottom=0)
     ax2.grid(True, color="0.85")
     fig.tight_layout()
-    _save(fig, path)
-    plt.close(fig)
+    return fig
 
 
 def space_time_matrix(entry: dict):

@@ -22,7 +22,8 @@ from typing import Dict, List, Optional, Sequence
 
 from . import _core
 from ._core import PagelabError
-from .api import ProgressHook, as_source
+from .api import ProgressHook, as_source, whole_number
+from .files import output_dir
 
 #: section 4: "differences up-to a large value (set to 50000), and all the differences
 #: greater than that are treated identically"
@@ -57,9 +58,10 @@ def fault_parameters(source, policy: str = "lru", frames: Optional[int] = None, 
     src = as_source(source)
     if not isinstance(policy, str) or not policy.strip():
         raise PagelabError(f"policy: expected a policy name ({', '.join(_core.policies())}), got {policy!r}")
-    if frames is None or isinstance(frames, bool) or not isinstance(frames, (int, np.integer)) or frames <= 0:
-        raise PagelabError(f"frames: expected a positive whole number of frames, got {frames!r}")
-    raw = _core.fault_parameters(src.spec(), policy.strip(), int(frames), int(seed), progress)
+    if frames is None:
+        raise PagelabError("frames: expected a positive whole number of frames, got None")
+    raw = _core.fault_parameters(src.spec(), policy.strip(), whole_number(frames, "frames", 1),
+                                 whole_number(seed, "seed"), progress)
     cols = {k: np.frombuffer(v, dtype="<u8") for k, v in raw["columns"].items()}
     flags = cols["flags"]
     data = {
@@ -292,7 +294,7 @@ def write_outputs(results, out_dir, pages: int = 2):
 
     out = Path(out_dir)
     created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
+    output_dir(out)
     stage = Path(tempfile.mkdtemp(prefix=".analyze-faults-", dir=out))
     try:
         labels: List[str] = []

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import List
+from typing import List, Optional
 
+from ._core import PagelabError
+from .api import html_table
+from .files import output_dir
+from .gang_plots import draw_paging_activity
 from .system import SystemResult
+from .version import build_info
 
 #: the mechanisms of section 3, in the paper's order of their names (so/ao/ai/bg)
 MECHANISMS = ("so", "ao", "ai", "bg")
@@ -46,7 +51,8 @@ class GangResult:
         for j in self.raw["jobs"]:
             if j["name"] == job:
                 return j["end_ns"] / 1e9
-        raise KeyError(job)
+        names = ", ".join(j["name"] for j in self.raw["jobs"])
+        raise PagelabError(f"job: no job '{job}' in this result (it has: {names})")
 
     @property
     def jobs(self):
@@ -99,7 +105,18 @@ class GangResult:
         return [s["t_ns"] / 1e9 for s in self.raw["switches"] if s["from"] is not None]
 
     def to_json(self) -> str:
-        return json.dumps(self.raw, indent=2)
+        """The engine's result with the pagelab build that produced it (``"pagelab"``)."""
+        return json.dumps(dict(self.raw, pagelab=build_info()), indent=2)
+
+    def plot(self, node: int = 0, title: Optional[str] = None):
+        """Pages read and written per second on ``node``, job switches dotted (the
+        paper's figure 6): a matplotlib Figure."""
+        if not 0 <= node < len(self.nodes):
+            raise PagelabError(f"node: expected 0 to {len(self.nodes) - 1}, got {node}")
+        return draw_paging_activity([(self.name, self)], node=node, title=title)
+
+    def _repr_html_(self) -> str:
+        return html_table(repr(self), self.jobs) + f"<p>{summary_line(self)}</p>"
 
     def __repr__(self) -> str:
         return (f"GangResult({self.name!r}, {len(self.raw['jobs'])} jobs on {len(self.nodes)} nodes, "
@@ -130,7 +147,7 @@ def write_gang_outputs(result: GangResult, out: Path) -> list:
     from .gang_plots import plot_paging_activity
 
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    output_dir(out)
     write_text(out / "result.json", result.to_json())
     for fname, df in (("jobs.csv", result.jobs), ("mechanisms.csv", result.mechanisms),
                       ("paging.csv", result.paging_activity)):

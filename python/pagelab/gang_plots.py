@@ -17,6 +17,12 @@ def plot_paging_activity(runs: Sequence[tuple], path, node: int = 0, until_s: Op
                          title: Optional[str] = None) -> None:
     """Pages read and written per second on one node, one panel per (label, GangResult),
     with the job switches as dotted lines (figure 6)."""
+    _save(draw_paging_activity(runs, node, until_s, title), path)
+
+
+def draw_paging_activity(runs: Sequence[tuple], node: int = 0, until_s: Optional[float] = None,
+                         title: Optional[str] = None):
+    """The figure of :func:`plot_paging_activity`, unsaved (``GangResult.plot``)."""
     plt = _pyplot()
     fig, axes = plt.subplots(len(runs), 1, figsize=(7, 1.9 * len(runs) + 0.6), sharex=True, squeeze=False)
     for ax, (label, result) in zip(axes[:, 0], runs):
@@ -41,8 +47,7 @@ def plot_paging_activity(runs: Sequence[tuple], path, node: int = 0, until_s: Op
     axes[-1, 0].set_xlabel("simulated time (s); dotted lines: job switches")
     if title:
         fig.suptitle(title, x=0.02, ha="left")
-    _save(fig, path)
-    plt.close(fig)
+    return fig
 
 
 def plot_grouped_bars(df, path, value: str, ylabel: str, title: str, group: str = "workload",
@@ -76,6 +81,7 @@ def plot_grouped_bars(df, path, value: str, ylabel: str, title: str, group: str 
     ax.set_title(title)
     ax.grid(True, axis="y", color="0.88")
     ax.set_axisbelow(True)
-    ax.legend(frameon=False, fontsize="small", ncol=min(len(names), 3))
+    # beside the axes, not over them: a legend inside would hide the tops of bars
+    ax.legend(frameon=False, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     _save(fig, path)
     plt.close(fig)

@@ -9,6 +9,8 @@ from typing import Any, Callable, Optional
 
 from . import _core
 from ._core import PagelabError
+from .api import html_table
+from .version import build_info
 
 #: keys of [numa] (the engine checks values; this list only gives a clear first error)
 NUMA_KEYS = ("page_size", "preset", "local_ns", "remote_factor", "history", "migration", "daemons",
@@ -46,7 +48,12 @@ class NumaResult:
                 "daemon_lock_wait_s": sum(d["lock_wait_ns"] for d in r["daemons"]) / 1e9}
 
     def to_json(self) -> str:
-        return json.dumps({"config": self.config, "result": self.raw}, indent=2)
+        return json.dumps({"config": self.config, "result": self.raw, "pagelab": build_info()}, indent=2)
+
+    def _repr_html_(self) -> str:
+        import pandas as pd
+
+        return html_table(repr(self), pd.DataFrame([self.summary()]))
 
     def __repr__(self) -> str:
         return f"NumaResult({self.raw['workload']!r}, mean {self.mean_s:.3f} s, {self.migrations} migrations)"

@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import Iterable, List, Optional, Union
 from urllib.parse import quote
 
-from ._core import ENGINE_VERSION, PagelabError
+from ._core import PagelabError
 from .files import write_text
+from .version import version_line
 
 REPORT = "report.html"
 INDEX = "index.html"
@@ -98,14 +99,15 @@ dl.kv dd { margin: 0; }
 #errors { border: 3px double #000; padding: 0.5rem; font-weight: bold; }
 #errors::before { content: "Errors on this page:"; }
 footer { margin-top: 2rem; font-size: 0.8rem; border-top: 1px solid #000; }
+@page { size: A4 landscape; margin: 12mm; }
 @media print {
   body { max-width: none; margin: 0; font-size: 10pt; }
   nav { display: none; }
   a { color: #000; text-decoration: none; }
   .scroll { overflow: visible; }
   table { font-size: 7pt; }
-  th { overflow-wrap: anywhere; }
-  td.num { white-space: normal; }
+  th { overflow-wrap: normal; word-break: normal; hyphens: manual; }
+  td.num { white-space: nowrap; }
   thead { display: table-header-group; }
   tr { break-inside: avoid; }
   th, th.paper, td.paper { background: none; }
@@ -138,18 +140,12 @@ def _page(title: str, body: List[str]) -> str:
         "<body>",
         '<div id="errors" role="alert"></div>',
         *body,
-        f'<footer><p>Built <span id="built">{_e(built)}</span> by pagelab {_e(_pagelab_version())} '
-        f"(engine {_e(ENGINE_VERSION)}) from the stored results; nothing was re-run.</p></footer>",
+        f'<footer><p>Built <span id="built">{_e(built)}</span> by {_e(version_line())} '
+        "from the stored results; nothing was re-run.</p></footer>",
         "</body>",
         "</html>",
         "",
     ])
-
-
-def _pagelab_version() -> str:
-    from .reproduce import _pagelab_version as version
-
-    return version()
 
 
 # ---------------------------------------------------------------- values
@@ -527,6 +523,7 @@ def _section_configuration(d: Path, summary: dict) -> List[str]:
         ("problem sizes", "quick (scaled down)" if summary.get("quick", run.get("quick")) else "full"),
         ("pagelab version", run.get("pagelab_version")),
         ("engine version", run.get("engine_version") or summary.get("engine_version")),
+        ("git commit", run.get("git_commit")),
         ("run date (UTC)", run.get("date")),
         ("wall time", None if summary.get("seconds") is None else f"{fmt_value(summary['seconds'])} s"),
     ]

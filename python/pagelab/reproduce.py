@@ -1,5 +1,5 @@
-"""`pagelab reproduce EXPERIMENT`: runs an experiment file from the repository's
-``experiments/`` directory and compares the outcome with the paper's numbers.
+"""`pagelab reproduce EXPERIMENT`: runs an experiment file shipped inside the package
+(``pagelab/experiments/``), or one a user passes as a path, and compares the outcome with the paper's numbers.
 
 ``token-lru`` (experiments/token-lru.toml) is token-ordered-lru.txt section 6: five
 program pairs, each run under global LRU as in Linux 2.2 (``token.policy = "none"``) and
@@ -32,10 +32,11 @@ from typing import List, Optional
 from . import _core, api
 from ._core import PagelabError
 from .files import atomic_path, write_text
+from .version import build_info
 from .system import SimulatedTimeBar, normalize_config, read_toml, run_engine, safe_name
 
-#: the repository's experiments/ directory (python/pagelab/../../experiments)
-EXPERIMENTS_DIR = Path(__file__).resolve().parent.parent.parent / "experiments"
+#: the experiment files shipped inside the package (pagelab/experiments/*.toml)
+EXPERIMENTS_DIR = Path(__file__).resolve().parent / "experiments"
 
 #: keys of a [[pair.process]] entry that belong to the experiment, not to the engine
 EXPERIMENT_PROCESS_KEYS = ("scale", "quick_params", "units")
@@ -51,16 +52,15 @@ TABLE2_KEYS = ("lru_faults", "token_faults", "lru_slowdown", "token_slowdown")
 
 
 def experiment_path(name: str) -> Path:
-    """experiments/NAME.toml, or NAME itself when it is a path to a file."""
+    """The shipped experiment NAME (pagelab/experiments/NAME.toml), or NAME itself when
+    it is a path to a file."""
     if name.endswith(".toml") or os.sep in name:
         return Path(name)
-    if not EXPERIMENTS_DIR.is_dir():
-        raise PagelabError(f"experiment '{name}': no experiments directory at {EXPERIMENTS_DIR} "
-                           "(reproduce runs from a checkout of the pagelab repository)")
     path = EXPERIMENTS_DIR / f"{name}.toml"
     if not path.is_file():
         known = sorted(p.stem for p in EXPERIMENTS_DIR.glob("*.toml"))
-        raise PagelabError(f"experiment '{name}': no file {path} (known: {', '.join(known) or 'none'})")
+        raise PagelabError(f"experiment '{name}': unknown (known: {', '.join(known) or 'none'}; "
+                           "or give the path to an experiment file)")
     return path
 
 
@@ -314,10 +314,7 @@ def _runner(kind: str, which: int = 0):
 
 
 def all_experiments() -> List[Path]:
-    """Every experiment file in the repository's experiments/, by name."""
-    if not EXPERIMENTS_DIR.is_dir():
-        raise PagelabError(f"experiment '{ALL}': no experiments directory at {EXPERIMENTS_DIR} "
-                           "(reproduce runs from a checkout of the pagelab repository)")
+    """Every experiment file shipped with the package, by name."""
     paths = sorted(EXPERIMENTS_DIR.glob("*.toml"))
     if not paths:
         raise PagelabError(f"experiment '{ALL}': no experiment files in {EXPERIMENTS_DIR}")
@@ -378,22 +375,13 @@ def _run_one(path: Path, kind: str, name: str, out_dir: Optional[str], quick: bo
         "command": shlex.join(["pagelab", "reproduce", name] + (["--quick"] if quick else [])
                               + ["--out", os.fspath(out)]),
         "experiment_file": os.fspath(path), "kind": kind, "quick": quick,
-        "pagelab_version": _pagelab_version(), "engine_version": _core.ENGINE_VERSION,
+        "pagelab_version": build_info()["pagelab"], "engine_version": _core.ENGINE_VERSION,
+        "git_commit": build_info()["commit"],
         "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
     }
     write_text(out / "summary.json", json.dumps(summary, indent=2))
     print(f"report: {build_report(out)}")
     return code, [out]
-
-
-def _pagelab_version() -> str:
-    """The installed package's version (pyproject.toml), else the engine's."""
-    try:
-        from importlib.metadata import version
-
-        return version("pagelab")
-    except Exception:  # noqa: BLE001 - not installed as a distribution (a bare checkout)
-        return _core.ENGINE_VERSION
 
 
 def write_outputs(out: Path, summary: dict, table_rows: List[dict], runs: dict, started: float) -> None:
@@ -413,7 +401,7 @@ def write_outputs(out: Path, summary: dict, table_rows: List[dict], runs: dict, 
 
 def run_token_lru(path: Path, out_dir: Optional[str], quick: bool = False, progress=None) -> int:
     """token-ordered-lru.txt section 6 (Table 2) and section 5.4 (figure 11)."""
-    from .cli import print_table
+    from .console import print_table
     from .experiment_plots import plot_pair, plot_space_time_pair
 
     exp_file = path.name

@@ -27,6 +27,7 @@ from typing import Dict, List, Optional
 
 from . import _core, api
 from ._core import PagelabError
+from .files import output_dir
 from .gang import GangResult, label
 from .gang_plots import plot_grouped_bars, plot_paging_activity
 from .reproduce import fmt_pct, reduction_pct, write_outputs
@@ -280,7 +281,7 @@ def acceptance(rows: List[dict], large_pct: float) -> dict:
 
 
 def run_gang_experiment(path: Path, out_dir: Optional[str], quick: bool = False, progress=None) -> int:
-    from .cli import print_table
+    from .console import print_table
 
     started = time.perf_counter()
     data = load_gang(path)
@@ -289,7 +290,7 @@ def run_gang_experiment(path: Path, out_dir: Optional[str], quick: bool = False,
     if quick and "quantum_s" in settings:
         base.setdefault("gang", {})["quantum_s"] = settings["quantum_s"]
     out = Path(out_dir or f"results/{exp.get('name', path.stem)}")
-    out.mkdir(parents=True, exist_ok=True)
+    output_dir(out)
     runner = Runner(base, path.name, path.resolve().parent, float(exp.get("memory_ratio", 1.5)), settings["job_s"],
                     quick, progress)
     entries = {w["name"]: w for w in data["workload"]}

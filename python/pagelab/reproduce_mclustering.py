@@ -361,7 +361,7 @@ def workload_rows(entry: dict, ratios: Sequence[float], frames: Sequence[int], r
 # ---------------------------------------------------------------- the command
 
 def run_mclustering(path: Path, out_dir: Optional[str], quick: bool = False, progress=None) -> int:
-    from .cli import print_table
+    from .console import print_table
     from .experiment_plots import plot_clustering
 
     exp_file = path.name

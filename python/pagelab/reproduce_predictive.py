@@ -32,6 +32,7 @@ import json
 
 from . import api
 from ._core import PagelabError
+from .files import output_dir
 from .gang_plots import plot_grouped_bars
 from .progress import ProgressBar
 from .reproduce import fmt_pct, reduction_pct, write_outputs
@@ -310,7 +311,7 @@ def run_predictive(path: Path, out_dir: Optional[str], quick: bool = False, prog
               f"best Last-dynamic {r['best_dynamic']:.2f} (threshold {r['best_threshold']}), EELRU {r['eelru']:.2f}, "
               f"OPT {r['opt']:.2f}" + (f"; DP-Approx beside CLOCK {fmt_pct(r['timed_dp_reduction_pct'])}" if t else ""))
     acc = acceptance(rows, float(exp.get("dynamic_tolerance_pct", 2)))
-    out.mkdir(parents=True, exist_ok=True)
+    output_dir(out)
     made = figures(rows, exp, out, timed)
     chars = characterize(runs, exp.get("characterize", []), out, progress)
     print_table(rows, exp)

@@ -33,6 +33,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 from . import _core
 from ._core import PagelabError
+from .files import check_not_dangling
 from .progress import ProgressBar
 from .reproduce_mclustering import merge
 from .system import _kind
@@ -1163,6 +1164,18 @@ def _run_dask(todo: List[Point], store: Store, spec: SweepSpec, scheduler: Optio
                     break
 
 
+def _exit_if_worker_bootstrapping() -> None:
+    """In a local worker process that is still importing the user's script (a script
+    calling sweep() outside ``if __name__ == "__main__":``), leave at once and quietly:
+    the parent sees the worker fail to start and says why, in one line, instead of every
+    worker printing a traceback. multiprocessing marks that phase with ``_inheriting``
+    (its own check for the same mistake reads it)."""
+    import multiprocessing
+
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        raise SystemExit(1)
+
+
 def _local_cluster(local_cluster, n: int):
     """A LocalCluster of ``n`` single-threaded worker processes on 127.0.0.1. The workers
     start with SIGINT ignored (they inherit it): Ctrl-C in a terminal reaches the whole
@@ -1177,7 +1190,7 @@ def _local_cluster(local_cluster, n: int):
         # one engine thread a worker: a pass's simulations would otherwise run on as many
         # threads as cores in every worker, each worker's threads waiting on the others'
         cluster = local_cluster(n_workers=n, threads_per_worker=1, processes=True,
-                                dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
+                                dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL,
                                 env={"RAYON_NUM_THREADS": "1"})
     except RuntimeError as err:  # a worker process that could not start
         raise PagelabError(f"the local Dask cluster did not start ({one_line(err)}); a script that calls "
@@ -1232,6 +1245,7 @@ def sweep(spec: SpecLike, out: Optional[Union[str, os.PathLike]] = None, schedul
     (docs/sweeps.md). ``log`` receives the status lines; ``progress`` shows a bar on
     stderr.
     """
+    _exit_if_worker_bootstrapping()
     parsed = load_spec(spec)
     if scheduler is not None and workers is not None:
         raise PagelabError("workers: only applies to a local cluster (not with a scheduler address)")
@@ -1245,7 +1259,24 @@ def sweep(spec: SpecLike, out: Optional[Union[str, os.PathLike]] = None, schedul
     if store.root.exists() and not store.root.is_dir():
         raise PagelabError(f"{store.root}: exists and is not a directory")
     say = log or (lambda _line: None)
+    check_not_dangling(store.root)
+    new_store = not store.root.exists()
+    try:
+        return _sweep_into(store, parsed, points, retry_failed, workers, scheduler, points_per_task,
+                           progress, say)
+    except BaseException:
+        # a sweep that stored nothing (a scheduler out of reach, an interrupted start)
+        # leaves no empty store behind
+        if new_store and store.root.is_dir() and not any(store.stored_hashes()):
+            import shutil
 
+            shutil.rmtree(store.root, ignore_errors=True)
+        raise
+
+
+def _sweep_into(store: Store, parsed: SweepSpec, points: List[Point], retry_failed: bool,
+                workers: Optional[int], scheduler: Optional[str], points_per_task: Optional[int],
+                progress: Optional[bool], say: Callable[[str], None]):
     store.points_dir.mkdir(parents=True, exist_ok=True)
     store.failed_dir.mkdir(parents=True, exist_ok=True)
     from .files import write_text
@@ -1388,7 +1419,8 @@ def cli_sweep(args) -> int:
 
 def cli_results(args) -> int:
     """`pagelab results DIR [--csv FILE] [--parquet FILE]`."""
-    from .cli import UsageError, parse_int, print_table
+    from .cli import UsageError, parse_int
+    from .console import print_table
     from .files import atomic_path
 
     limit = parse_int(args.limit, "--limit") if args.limit is not None else 40

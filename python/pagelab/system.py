@@ -21,7 +21,11 @@ from typing import Any, Callable, Dict, Optional, Union
 
 from . import _core
 from ._core import PagelabError
+from .api import html_table
+from .experiment_plots import draw_memory
+from .files import output_dir
 from .progress import ProgressBar
+from .version import build_info
 
 #: the tables a configuration may have at its top level, in documentation order
 TOP_LEVEL = ("system", "disk", "token", "load_control", "swap", "gang", "process")
@@ -257,7 +261,8 @@ class SystemResult:
         for p in self.raw["processes"]:
             if p["name"] == name:
                 return p
-        raise KeyError(name)
+        raise PagelabError(f"process: no process '{name}' in this result "
+                           f"(it has: {', '.join(self.process_names)})")
 
     @property
     def process_names(self) -> list:
@@ -310,7 +315,20 @@ class SystemResult:
         return {s["process"]: s for s in self.raw.get("space_time") or []}
 
     def to_json(self) -> str:
-        return json.dumps(self.raw, indent=2)
+        """The engine's result with the pagelab build that produced it (``"pagelab"``)."""
+        return json.dumps(dict(self.raw, pagelab=build_info()), indent=2)
+
+    def plot(self, process: Optional[str] = None, title: Optional[str] = None):
+        """The memory-time graph (MAD, RSS, NAP, NPF) of ``process`` (default: the first):
+        a matplotlib Figure."""
+        name = process if process is not None else self.process_names[0]
+        self.process(name)  # a one-line error for an unknown name
+        return draw_memory(self.raw, name, title)
+
+    def _repr_html_(self) -> str:
+        cols = ["name", "runtime_s", "dedicated_s", "slowdown", "major_faults", "minor_faults",
+                "page_ins", "page_outs", "token_grabs"]
+        return html_table(repr(self), self.processes[cols]) + f"<p>{system_line(self)}</p>"
 
     def __repr__(self) -> str:
         return (f"SystemResult({self.name!r}, {len(self.raw['processes'])} processes, "
@@ -352,7 +370,7 @@ def write_run_outputs(result: SystemResult, out: Path) -> list:
     from .files import atomic_path, write_text
 
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    output_dir(out)
     written = []
     write_text(out / "result.json", result.to_json())
     written.append("result.json")

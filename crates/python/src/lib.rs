@@ -240,6 +240,20 @@ fn replay(
     Ok(out.into())
 }
 
+/// How many times `replay` reads the stream for these policies: 2 when one of them
+/// needs the future (OPT's recording pass, then the replay), else 1. Progress bars use
+/// it for their total.
+#[pyfunction]
+fn replay_passes(policies: Vec<String>) -> PyResult<u32> {
+    let mut passes = 1;
+    for p in &policies {
+        if PolicyKind::from_name(p).map_err(to_py)?.needs_future() {
+            passes = 2;
+        }
+    }
+    Ok(passes)
+}
+
 /// The exact LRU fault curve: {"faults": bytes of little-endian u64, faults with 1, 2,
 /// ... distinct_pages frames, ...}.
 #[pyfunction]
@@ -354,6 +368,9 @@ fn system_result_dict<'py>(py: Python<'py>, r: &pagelab_core::system::SystemResu
     d.set_item("read_sizes", r.read_sizes.clone())?;
     d.set_item("prefetched", r.prefetched)?;
     d.set_item("prefetch_hits", r.prefetch_hits)?;
+    // the series' interval at the end of the run: system.sample_ms, doubled each time
+    // the series were full and merged in pairs (docs/system-config.md)
+    d.set_item("sample_ns", r.sample_ns)?;
     let counters = PyDict::new(py);
     for (name, count) in &r.reclaim_counters {
         counters.set_item(name, count)?;
@@ -569,6 +586,7 @@ impl SourceReader {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PagelabError", m.py().get_type::<PagelabError>())?;
     m.add("ENGINE_VERSION", pagelab_core::ENGINE_VERSION)?;
+    m.add("GIT_COMMIT", env!("PAGELAB_GIT_COMMIT"))?;
     m.add_function(wrap_pyfunction!(workloads, m)?)?;
     m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
@@ -576,6 +594,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(capture_lackey_fd, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(replay_passes, m)?)?;
     m.add_function(wrap_pyfunction!(mrc, m)?)?;
     m.add_function(wrap_pyfunction!(fault_parameters, m)?)?;
     m.add_function(wrap_pyfunction!(run_system, m)?)?;
