@@ -41,6 +41,11 @@ pub enum Error {
     #[error("{what}: {message}")]
     Invalid { what: String, message: String },
 
+    /// Memory for a structure sized by a user value could not be had:
+    /// `what: cannot allocate ...`.
+    #[error("{what}: cannot allocate {bytes} bytes for {count} entries (not enough memory)")]
+    Allocation { what: String, count: u64, bytes: u64 },
+
     /// The caller asked to stop (e.g. Ctrl-C seen by a progress callback).
     #[error("interrupted")]
     Interrupted,
@@ -66,3 +71,28 @@ impl Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// A vector of `n` copies of `value`, allocated fallibly: an allocation the machine
+/// cannot give is an [`Error::Allocation`] naming `what` (the configuration key that
+/// sized it), not an abort.
+pub fn try_filled_vec<T: Clone>(what: &str, n: u64, value: T) -> Result<Vec<T>> {
+    let fail = || Error::Allocation { what: what.to_string(), count: n, bytes: n.saturating_mul(std::mem::size_of::<T>() as u64) };
+    let len = usize::try_from(n).map_err(|_| fail())?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| fail())?;
+    v.resize(len, value);
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_impossible_allocation_is_an_error_naming_the_key() {
+        let e = try_filled_vec("system.swap_slots", u64::MAX / 2, 0u32).unwrap_err();
+        assert!(matches!(e, Error::Allocation { .. }));
+        assert!(e.to_string().starts_with("system.swap_slots: cannot allocate"), "{e}");
+        assert_eq!(try_filled_vec("x", 3, 7u8).unwrap(), vec![7, 7, 7]);
+    }
+}

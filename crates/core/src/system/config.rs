@@ -455,12 +455,47 @@ fn default_space_time_buckets() -> u32 {
     100
 }
 
-fn positive(what: &str, v: f64) -> Result<()> {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
+/// The longest one configured cost or period may last: one simulated day. A larger
+/// value is a mistake of units (or an attempt to overflow the clock): the simulated clock
+/// counts nanoseconds in 64 bits (292 years), and a run that costs days per reference
+/// would need so few references to get there that no result would mean anything.
+pub const MAX_DURATION_NS: f64 = 86_400e9;
+
+/// Most processes a configuration may have: each keeps a batch of up to 65,536 records
+/// (1.7 MB) and its own time series in memory.
+pub const MAX_PROCESSES: usize = 4096;
+
+/// Most space-time buckets per process: every sample stores three 32-bit counts per
+/// bucket per process, and a figure has no more rows of pixels than this.
+pub const MAX_SPACE_TIME_BUCKETS: u32 = 4096;
+
+/// Most swap slots: slot numbers are 32-bit (with one value for "none") and the engine
+/// keeps about 4 bytes per slot (1 GiB at this limit, a swap area of 1 TiB of 4 KiB pages).
+pub const MAX_SWAP_SLOTS: u64 = 1 << 28;
+
+/// A number for a one-line message: as written when of ordinary size (`0.001`,
+/// `86400000`), else in exponent form (`1e-300`, `1e18`) rather than hundreds of digits.
+pub(crate) fn show(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && (v.abs() < 1e-4 || v.abs() >= 1e16) {
+        format!("{v:e}")
     } else {
-        Err(Error::invalid(what, format!("expected a positive number, got {v}")))
+        format!("{v}")
     }
+}
+
+/// A duration given in `unit_ns` nanoseconds: finite, >= 0 (or, when `positive`, at
+/// least the clock's resolution of 1 ns) and at most [`MAX_DURATION_NS`].
+fn duration(what: &str, v: f64, unit: &str, unit_ns: f64, positive: bool) -> Result<()> {
+    let max = show(MAX_DURATION_NS / unit_ns);
+    let min = show(1.0 / unit_ns);
+    if !v.is_finite() || v < 0.0 || (positive && v * unit_ns < 1.0) {
+        let lower = if positive { format!("at least {min} {unit} (1 ns, the clock's resolution)") } else { "a number >= 0".to_string() };
+        return Err(Error::invalid(what, format!("expected {lower} and at most {max} {unit} (one simulated day), got {}", show(v))));
+    }
+    if v * unit_ns > MAX_DURATION_NS {
+        return Err(Error::invalid(what, format!("expected at most {max} {unit} (one simulated day), got {}", show(v))));
+    }
+    Ok(())
 }
 
 fn non_negative(what: &str, v: f64) -> Result<()> {
@@ -529,32 +564,44 @@ impl SystemConfig {
             return Err(Error::invalid("system.frames", format!("expected 1 to {} frames, got {}", u32::MAX / 2 - 1, s.frames)));
         }
         crate::trace::check_page_size(s.page_size).map_err(|e| Error::invalid("system.page_size", e.to_string()))?;
-        positive("system.quantum_ms", s.quantum_ms)?;
-        non_negative("system.cpu_ns_per_ref", s.cpu_ns_per_ref)?;
-        non_negative("system.cpu_ns_per_instruction", s.cpu_ns_per_instruction)?;
-        non_negative("system.minor_fault_ns", s.minor_fault_ns)?;
-        non_negative("system.major_fault_cpu_ns", s.major_fault_cpu_ns)?;
-        positive("system.sample_ms", s.sample_ms)?;
+        duration("system.quantum_ms", s.quantum_ms, "ms", 1e6, true)?;
+        duration("system.cpu_ns_per_ref", s.cpu_ns_per_ref, "ns", 1.0, false)?;
+        duration("system.cpu_ns_per_instruction", s.cpu_ns_per_instruction, "ns", 1.0, false)?;
+        duration("system.minor_fault_ns", s.minor_fault_ns, "ns", 1.0, false)?;
+        duration("system.major_fault_cpu_ns", s.major_fault_cpu_ns, "ns", 1.0, false)?;
+        duration("system.sample_ms", s.sample_ms, "ms", 1e6, true)?;
         if s.reclaim_batch == 0 {
             return Err(Error::invalid("system.reclaim_batch", "expected at least 1 page"));
         }
         s.reclaim_policy()?;
         s.dead_list_weight()?;
-        if s.space_time_buckets == 0 {
-            return Err(Error::invalid("system.space_time_buckets", "expected at least 1"));
+        if s.space_time_buckets == 0 || s.space_time_buckets > MAX_SPACE_TIME_BUCKETS {
+            return Err(Error::invalid(
+                "system.space_time_buckets",
+                format!("expected 1 to {MAX_SPACE_TIME_BUCKETS} buckets (each sample stores 12 bytes per bucket and process), got {}", s.space_time_buckets),
+            ));
+        }
+        if s.swap_slots > MAX_SWAP_SLOTS {
+            return Err(Error::invalid(
+                "system.swap_slots",
+                format!("expected at most {MAX_SWAP_SLOTS} slots (2^28: slot numbers are 32-bit and each slot costs about 4 bytes of memory), got {}", s.swap_slots),
+            ));
         }
         if let Some(w) = s.watermarks {
             if !(w.min <= w.low && w.low <= w.high && w.high < s.frames) {
                 return Err(Error::invalid("system.watermarks", format!("expected min <= low <= high < frames ({}), got {}/{}/{}", s.frames, w.min, w.low, w.high)));
             }
         }
-        self.disk.validate()?;
+        self.disk.validate(s.page_size)?;
         let t = &self.token;
-        positive("token.hold_limit_s", t.hold_limit_s)?;
-        positive("token.unsuitable_s", t.unsuitable_s)?;
-        positive("token.self_take_window_s", t.self_take_window_s)?;
+        duration("token.hold_limit_s", t.hold_limit_s, "s", 1e9, true)?;
+        duration("token.unsuitable_s", t.unsuitable_s, "s", 1e9, true)?;
+        duration("token.self_take_window_s", t.self_take_window_s, "s", 1e9, true)?;
+        if t.shortage_margin > s.frames {
+            return Err(Error::invalid("token.shortage_margin", format!("expected at most system.frames ({}) frames, got {}", s.frames, t.shortage_margin)));
+        }
         let l = &self.load_control;
-        positive("load_control.window_s", l.window_s)?;
+        duration("load_control.window_s", l.window_s, "s", 1e9, true)?;
         non_negative("load_control.high_faults_per_s", l.high_faults_per_s)?;
         non_negative("load_control.low_faults_per_s", l.low_faults_per_s)?;
         if l.low_faults_per_s > l.high_faults_per_s {
@@ -582,17 +629,21 @@ impl SystemConfig {
         if let Some(g) = &self.gang {
             self.validate_gang(g)?;
         }
+        self.check_series_budget()?;
         if self.processes.is_empty() {
             return Err(Error::invalid("processes", "expected at least one process"));
         }
-        if self.processes.len() > u16::MAX as usize {
-            return Err(Error::invalid("processes", "too many processes"));
+        if self.processes.len() > MAX_PROCESSES {
+            return Err(Error::invalid(
+                "processes",
+                format!("expected at most {MAX_PROCESSES} processes (each keeps a batch of records and its series in memory), got {}", self.processes.len()),
+            ));
         }
         for (i, p) in self.processes.iter().enumerate() {
             p.source(s.page_size, s.seed, i)?;
-            non_negative(&format!("processes[{i}].start_ms"), p.start_ms)?;
+            duration(&format!("processes[{i}].start_ms"), p.start_ms, "ms", 1e6, false)?;
             if let Some(c) = p.cpu_ns_per_ref {
-                non_negative(&format!("processes[{i}].cpu_ns_per_ref"), c)?;
+                duration(&format!("processes[{i}].cpu_ns_per_ref"), c, "ns", 1.0, false)?;
             }
             if p.superstep_refs == Some(0) {
                 return Err(Error::invalid(format!("processes[{i}].superstep_refs"), "expected at least 1 reference"));
@@ -608,7 +659,7 @@ impl SystemConfig {
         if g.nodes == 0 || g.nodes > 1024 {
             return Err(Error::invalid("gang.nodes", format!("expected 1 to 1024 nodes, got {}", g.nodes)));
         }
-        positive("gang.quantum_s", g.quantum_s)?;
+        duration("gang.quantum_s", g.quantum_s, "s", 1e9, true)?;
         if !(g.bg_fraction.is_finite() && g.bg_fraction > 0.0 && g.bg_fraction <= 1.0) {
             return Err(Error::invalid("gang.bg_fraction", format!("expected a fraction in (0, 1], got {}", g.bg_fraction)));
         }
@@ -618,8 +669,8 @@ impl SystemConfig {
         if g.ai_block_pages == 0 || g.ai_block_pages > 4096 {
             return Err(Error::invalid("gang.ai_block_pages", format!("expected 1 to 4096 pages, got {}", g.ai_block_pages)));
         }
-        non_negative("gang.barrier_us", g.barrier_us)?;
-        non_negative("gang.message_us", g.message_us)?;
+        duration("gang.barrier_us", g.barrier_us, "us", 1e3, false)?;
+        duration("gang.message_us", g.message_us, "us", 1e3, false)?;
         if g.nodes > 1 && g.barrier_delay_ns() == 0 {
             return Err(Error::invalid("gang", "expected barrier_us or message_us > 0 with more than one node (a barrier takes time)"));
         }

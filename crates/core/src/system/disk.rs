@@ -20,9 +20,10 @@
 use crate::error::{Error, Result};
 
 /// Which disk model serves the swap area (DESIGN.md "Timed system simulation").
-/// Configured as `model = "hdd"` or `model = "ssd"` plus that model's parameters.
+/// Configured as `model = "hdd"` or `model = "ssd"` plus that model's parameters; without
+/// `model` the disk is an HDD (docs/system-config.md).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
-#[serde(tag = "model", rename_all = "lowercase", deny_unknown_fields)]
+#[serde(try_from = "DiskTable")]
 pub enum DiskModel {
     /// Rotating disk: overhead + seek (by distance) + rotational latency + transfer.
     Hdd(HddParams),
@@ -36,10 +37,80 @@ impl Default for DiskModel {
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum ModelName {
+    #[default]
+    Hdd,
+    Ssd,
+}
+
+/// The `[disk]` table as written: every key of both models, each optional, so that an
+/// absent `model` means `hdd` and a type error names its key (`disk.rpm: ...`).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DiskTable {
+    #[serde(default)]
+    model: ModelName,
+    seek_min_ms: Option<f64>,
+    seek_max_ms: Option<f64>,
+    rpm: Option<f64>,
+    transfer_mb_s: Option<f64>,
+    overhead_ms: Option<f64>,
+    stream_sequential: Option<bool>,
+    latency_us: Option<f64>,
+    bandwidth_mb_s: Option<f64>,
+}
+
+impl TryFrom<DiskTable> for DiskModel {
+    type Error = String;
+
+    fn try_from(t: DiskTable) -> std::result::Result<Self, String> {
+        let misplaced = |keys: &[(&str, bool)], model: &str, other: &str| -> std::result::Result<(), String> {
+            match keys.iter().find(|(_, given)| *given) {
+                Some((key, _)) => Err(format!("'{key}' is a key of model = \"{other}\", not of this {model} disk (model = \"{model}\")")),
+                None => Ok(()),
+            }
+        };
+        match t.model {
+            ModelName::Hdd => {
+                misplaced(&[("latency_us", t.latency_us.is_some()), ("bandwidth_mb_s", t.bandwidth_mb_s.is_some())], "hdd", "ssd")?;
+                let d = HddParams::default();
+                Ok(DiskModel::Hdd(HddParams {
+                    seek_min_ms: t.seek_min_ms.unwrap_or(d.seek_min_ms),
+                    seek_max_ms: t.seek_max_ms.unwrap_or(d.seek_max_ms),
+                    rpm: t.rpm.unwrap_or(d.rpm),
+                    transfer_mb_s: t.transfer_mb_s.unwrap_or(d.transfer_mb_s),
+                    overhead_ms: t.overhead_ms.unwrap_or(d.overhead_ms),
+                    stream_sequential: t.stream_sequential.unwrap_or(d.stream_sequential),
+                }))
+            }
+            ModelName::Ssd => {
+                misplaced(
+                    &[
+                        ("seek_min_ms", t.seek_min_ms.is_some()),
+                        ("seek_max_ms", t.seek_max_ms.is_some()),
+                        ("rpm", t.rpm.is_some()),
+                        ("transfer_mb_s", t.transfer_mb_s.is_some()),
+                        ("overhead_ms", t.overhead_ms.is_some()),
+                        ("stream_sequential", t.stream_sequential.is_some()),
+                    ],
+                    "ssd",
+                    "hdd",
+                )?;
+                let d = SsdParams::default();
+                Ok(DiskModel::Ssd(SsdParams {
+                    latency_us: t.latency_us.unwrap_or(d.latency_us),
+                    bandwidth_mb_s: t.bandwidth_mb_s.unwrap_or(d.bandwidth_mb_s),
+                }))
+            }
+        }
+    }
+}
+
 /// Rotating-disk parameters; seek time follows the square-root short-seek law of
 /// Ruemmler & Wilkes, "An introduction to disk drive modeling" (IEEE Computer, 1994).
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HddParams {
     /// Track-to-track (shortest non-zero) seek in milliseconds.
     pub seek_min_ms: f64,
@@ -66,8 +137,7 @@ impl Default for HddParams {
 }
 
 /// Flash-disk parameters: per-request latency plus size over bandwidth.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SsdParams {
     /// Per-request latency in microseconds.
     pub latency_us: f64,
@@ -81,18 +151,36 @@ impl Default for SsdParams {
     }
 }
 
+/// The longest a part of one request may take: one simulated day (see
+/// [`super::config::MAX_DURATION_NS`]).
+const MAX_PART_NS: f64 = super::config::MAX_DURATION_NS;
+
 fn check_positive(field: &str, value: f64) -> Result<()> {
     if value.is_finite() && value > 0.0 {
         Ok(())
     } else {
-        Err(Error::invalid("disk", format!("{field} must be a finite number > 0, got {value}")))
+        Err(Error::invalid(format!("disk.{field}"), format!("expected a finite number > 0, got {}", super::config::show(value))))
+    }
+}
+
+/// A part of every request's service time, `ns` nanoseconds for `value` of `field`:
+/// at most one simulated day.
+fn check_part(field: &str, value: f64, ns: f64, what: &str, bound: String) -> Result<()> {
+    if ns.is_finite() && ns <= MAX_PART_NS {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!("disk.{field}"), format!("expected {what} of at most one simulated day ({bound}), got {}", super::config::show(value))))
     }
 }
 
 impl DiskModel {
-    /// Checks that every parameter is finite and > 0 and that `seek_max_ms >= seek_min_ms`;
-    /// the error names the offending field.
-    pub fn validate(&self) -> Result<()> {
+    /// Checks that every parameter is finite and > 0, that `seek_max_ms >= seek_min_ms`,
+    /// and that no part of a request's service time (overhead, full seek, half a turn,
+    /// the transfer of one page of `page_size` bytes; latency) exceeds one simulated day,
+    /// so that every service time is a representable number of nanoseconds. The error
+    /// names the offending key (`disk.rpm`).
+    pub fn validate(&self, page_size: u64) -> Result<()> {
+        let page = page_size as f64;
         match self {
             DiskModel::Hdd(p) => {
                 check_positive("seek_min_ms", p.seek_min_ms)?;
@@ -102,18 +190,34 @@ impl DiskModel {
                 check_positive("overhead_ms", p.overhead_ms)?;
                 if p.seek_max_ms < p.seek_min_ms {
                     return Err(Error::invalid(
-                        "disk",
-                        format!(
-                            "seek_max_ms ({}) must be >= seek_min_ms ({})",
-                            p.seek_max_ms, p.seek_min_ms
-                        ),
+                        "disk.seek_max_ms",
+                        format!("expected seek_max_ms ({}) >= seek_min_ms ({})", p.seek_max_ms, p.seek_min_ms),
                     ));
                 }
+                let day_ms = MAX_PART_NS / 1e6;
+                check_part("overhead_ms", p.overhead_ms, p.overhead_ms * 1e6, "an overhead", format!("{day_ms} ms"))?;
+                check_part("seek_max_ms", p.seek_max_ms, p.seek_max_ms * 1e6, "a full seek", format!("{day_ms} ms"))?;
+                check_part("rpm", p.rpm, 60e9 / p.rpm / 2.0, "a half turn (every request's rotational latency)", format!("rpm >= {:.6}", 30e9 / MAX_PART_NS))?;
+                check_part(
+                    "transfer_mb_s",
+                    p.transfer_mb_s,
+                    page * 1e3 / p.transfer_mb_s,
+                    &format!("a transfer of one {page_size}-byte page"),
+                    format!(">= {:.3e} MB/s", page * 1e3 / MAX_PART_NS),
+                )?;
                 Ok(())
             }
             DiskModel::Ssd(p) => {
                 check_positive("latency_us", p.latency_us)?;
                 check_positive("bandwidth_mb_s", p.bandwidth_mb_s)?;
+                check_part("latency_us", p.latency_us, p.latency_us * 1e3, "a latency", format!("{} us", MAX_PART_NS / 1e3))?;
+                check_part(
+                    "bandwidth_mb_s",
+                    p.bandwidth_mb_s,
+                    page * 1e3 / p.bandwidth_mb_s,
+                    &format!("a transfer of one {page_size}-byte page"),
+                    format!(">= {:.3e} MB/s", page * 1e3 / MAX_PART_NS),
+                )?;
                 Ok(())
             }
         }
@@ -246,16 +350,16 @@ impl Disk {
                     // Streaming continues only while requests follow each other back to
                     // back; after an idle gap the sector has turned away and the next
                     // request waits for it, half a revolution on average.
-                    return if streaming && p.stream_sequential { overhead + transfer } else { overhead + rotation + transfer };
+                    return if streaming && p.stream_sequential { overhead.saturating_add(transfer) } else { overhead.saturating_add(rotation).saturating_add(transfer) };
                 }
                 let fraction = (distance as f64 / self.span_slots as f64).min(1.0);
                 let seek = round_ns((p.seek_min_ms + (p.seek_max_ms - p.seek_min_ms) * fraction.sqrt()) * 1e6);
-                overhead + seek + rotation + transfer
+                overhead.saturating_add(seek).saturating_add(rotation).saturating_add(transfer)
             }
             DiskModel::Ssd(p) => {
                 let latency = round_ns(p.latency_us * 1e3);
                 let transfer = round_ns(bytes * 1e3 / p.bandwidth_mb_s);
-                latency + transfer
+                latency.saturating_add(transfer)
             }
         }
     }
@@ -271,14 +375,16 @@ impl Disk {
         let service = self.cost(slot, pages, now < self.busy_until);
         let start = if now >= self.busy_until {
             // The disk is idle: the previous busy period is over; a new one begins.
-            self.closed_busy_ns += self.busy_until - self.period_start;
+            self.closed_busy_ns = self.closed_busy_ns.saturating_add(self.busy_until - self.period_start);
             self.last_closed_end = self.busy_until;
             self.period_start = now;
             now
         } else {
             self.busy_until
         };
-        let done = start + service;
+        // saturating: a queue past the clock's limit is reported by the machine
+        // (machine::MAX_SIM_NS) instead of wrapping to an early time
+        let done = start.saturating_add(service);
         self.busy_until = done;
         self.head = slot + pages as u64;
 
@@ -295,8 +401,8 @@ impl Disk {
                 count_size(&mut s.write_sizes, pages);
             }
         }
-        s.busy_ns += service;
-        s.queue_wait_ns += start - now;
+        s.busy_ns = s.busy_ns.saturating_add(service);
+        s.queue_wait_ns = s.queue_wait_ns.saturating_add(start - now);
         done
     }
 
@@ -521,28 +627,85 @@ mod tests {
 
     #[test]
     fn validate_names_the_bad_field() {
-        assert!(DiskModel::default().validate().is_ok());
-        assert!(DiskModel::Ssd(SsdParams::default()).validate().is_ok());
+        assert!(DiskModel::default().validate(PAGE).is_ok());
+        assert!(DiskModel::Ssd(SsdParams::default()).validate(PAGE).is_ok());
         let bad_hdd = |f: fn(&mut HddParams)| {
             let mut p = HddParams::default();
             f(&mut p);
-            DiskModel::Hdd(p).validate().unwrap_err().to_string()
+            DiskModel::Hdd(p).validate(PAGE).unwrap_err().to_string()
         };
         let e = bad_hdd(|p| p.seek_min_ms = 0.0);
-        assert!(e.starts_with("disk: seek_min_ms"), "{e}");
-        assert!(bad_hdd(|p| p.seek_max_ms = f64::NAN).contains("seek_max_ms must be"));
-        assert!(bad_hdd(|p| p.rpm = -7200.0).contains("rpm"));
-        assert!(bad_hdd(|p| p.transfer_mb_s = f64::INFINITY).contains("transfer_mb_s"));
-        assert!(bad_hdd(|p| p.overhead_ms = 0.0).contains("overhead_ms"));
+        assert!(e.starts_with("disk.seek_min_ms: expected a finite number > 0"), "{e}");
+        assert!(bad_hdd(|p| p.seek_max_ms = f64::NAN).starts_with("disk.seek_max_ms:"));
+        assert!(bad_hdd(|p| p.rpm = -7200.0).starts_with("disk.rpm:"));
+        assert!(bad_hdd(|p| p.transfer_mb_s = f64::INFINITY).starts_with("disk.transfer_mb_s:"));
+        assert!(bad_hdd(|p| p.overhead_ms = 0.0).starts_with("disk.overhead_ms:"));
         let e = bad_hdd(|p| {
             p.seek_min_ms = 5.0;
             p.seek_max_ms = 4.0;
         });
-        assert!(e.contains("seek_max_ms (4) must be >= seek_min_ms (5)"), "{e}");
-        let e = DiskModel::Ssd(SsdParams { latency_us: 0.0, ..SsdParams::default() }).validate().unwrap_err();
-        assert!(e.to_string().contains("latency_us"), "{e}");
-        let e = DiskModel::Ssd(SsdParams { bandwidth_mb_s: -1.0, ..SsdParams::default() }).validate().unwrap_err();
-        assert!(matches!(&e, Error::Invalid { what, message } if what == "disk" && message.contains("bandwidth_mb_s")), "{e}");
+        assert!(e.contains("seek_max_ms (4) >= seek_min_ms (5)"), "{e}");
+        let e = DiskModel::Ssd(SsdParams { latency_us: 0.0, ..SsdParams::default() }).validate(PAGE).unwrap_err();
+        assert!(e.to_string().starts_with("disk.latency_us:"), "{e}");
+        let e = DiskModel::Ssd(SsdParams { bandwidth_mb_s: -1.0, ..SsdParams::default() }).validate(PAGE).unwrap_err();
+        assert!(matches!(&e, Error::Invalid { what, .. } if what == "disk.bandwidth_mb_s"), "{e}");
+    }
+
+    /// No part of a request may take more than one simulated day, so that service times
+    /// are representable (issue 20: rpm = 1e-12 and bandwidth_mb_s = 1e-300 gave wrong
+    /// times with no error).
+    #[test]
+    fn validate_bounds_every_part_of_a_request_by_a_day() {
+        let hdd = |f: fn(&mut HddParams)| {
+            let mut p = HddParams::default();
+            f(&mut p);
+            DiskModel::Hdd(p).validate(PAGE).map_err(|e| e.to_string())
+        };
+        let e = hdd(|p| p.rpm = 1e-12).unwrap_err();
+        assert!(e.starts_with("disk.rpm: expected a half turn") && e.contains("one simulated day") && e.ends_with("got 1e-12"), "{e}");
+        // half a turn at 0.001 rpm is 8.3 hours: slow but representable
+        assert!(hdd(|p| p.rpm = 0.001).is_ok());
+        assert!(hdd(|p| p.transfer_mb_s = 1e-300).unwrap_err().starts_with("disk.transfer_mb_s:"));
+        assert!(hdd(|p| p.overhead_ms = 1e12).unwrap_err().starts_with("disk.overhead_ms:"));
+        assert!(hdd(|p| p.seek_max_ms = 1e12).unwrap_err().starts_with("disk.seek_max_ms:"));
+        let e = DiskModel::Ssd(SsdParams { bandwidth_mb_s: 1e-300, ..SsdParams::default() }).validate(PAGE).unwrap_err().to_string();
+        assert!(e.starts_with("disk.bandwidth_mb_s: expected a transfer of one 4096-byte page of at most one simulated day"), "{e}");
+        let e = DiskModel::Ssd(SsdParams { latency_us: 1e300, ..SsdParams::default() }).validate(PAGE).unwrap_err().to_string();
+        assert!(e.starts_with("disk.latency_us:"), "{e}");
+        // the per-page bound depends on the page size
+        let slow = DiskModel::Ssd(SsdParams { bandwidth_mb_s: 1e-7, ..SsdParams::default() });
+        assert!(slow.validate(4096).is_ok());
+        assert!(slow.validate(1 << 30).is_err());
+    }
+
+    /// `[disk]` without `model` is an HDD, as docs/system-config.md says (issue 20); keys
+    /// of the other model and type errors name their key.
+    #[test]
+    fn the_disk_table_defaults_to_hdd() {
+        let parse = |json: &str| -> std::result::Result<DiskModel, String> {
+            let de = &mut serde_json::Deserializer::from_str(json);
+            serde_path_to_error::deserialize(de).map_err(|e| {
+                let path = e.path().to_string();
+                format!("{path}: {}", e.into_inner())
+            })
+        };
+        assert_eq!(parse("{}").unwrap(), DiskModel::default());
+        assert_eq!(parse(r#"{"rpm": 5400}"#).unwrap(), DiskModel::Hdd(HddParams { rpm: 5400.0, ..HddParams::default() }));
+        assert_eq!(parse(r#"{"model": "hdd", "rpm": 5400}"#).unwrap(), parse(r#"{"rpm": 5400}"#).unwrap());
+        assert_eq!(
+            parse(r#"{"model": "ssd", "latency_us": 50}"#).unwrap(),
+            DiskModel::Ssd(SsdParams { latency_us: 50.0, ..SsdParams::default() })
+        );
+        let e = parse(r#"{"latency_us": 50}"#).unwrap_err();
+        assert!(e.contains("'latency_us' is a key of model = \"ssd\""), "{e}");
+        let e = parse(r#"{"model": "ssd", "rpm": 50}"#).unwrap_err();
+        assert!(e.contains("'rpm' is a key of model = \"hdd\""), "{e}");
+        let e = parse(r#"{"model": "tape"}"#).unwrap_err();
+        assert!(e.starts_with("model: unknown variant `tape`"), "{e}");
+        let e = parse(r#"{"rpm": "fast"}"#).unwrap_err();
+        assert!(e.starts_with("rpm: invalid type"), "{e}");
+        let e = parse(r#"{"bogus": 1}"#).unwrap_err();
+        assert!(e.starts_with("bogus: unknown field"), "{e}");
     }
 
     #[test]

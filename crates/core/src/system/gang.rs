@@ -295,6 +295,16 @@ pub fn run_gang(cfg: &SystemConfig, progress: Progress) -> Result<GangResult> {
     let total_pages: u64 = dedicated.iter().map(|d| d.1).sum();
     // node k's processes have their own seeds: slack for a footprint that differs
     let swap_slots = super::swap_slots(cfg, total_pages, total_pages / 2)?;
+    if swap_slots.saturating_mul(nodes as u64) > super::config::MAX_SWAP_SLOTS {
+        return Err(Error::invalid(
+            "system.swap_slots",
+            format!(
+                "{nodes} nodes with a swap area of {swap_slots} slots each make {} slots in all, more than the limit of {} (2^28)",
+                swap_slots.saturating_mul(nodes as u64),
+                super::config::MAX_SWAP_SLOTS
+            ),
+        ));
+    }
     let barriers: Vec<Option<u64>> = cfg.processes.iter().map(|p| p.superstep_refs).collect();
     let mut machines = Vec::with_capacity(nodes);
     for k in 0..nodes {

@@ -17,7 +17,8 @@ use super::load_control::{LoadAction, LoadControl};
 use super::memory::*;
 use super::process::{Process, RunState, SpaceTime};
 use super::reclaim::Reclaimer;
-use super::results::{ProcessResult, SystemResult, SystemSeries, TokenRecord};
+use super::results::{ProcessResult, SystemResult, TokenRecord};
+use super::samples::{coarsen_process, SampleLog};
 use super::swap::SwapSpace;
 use super::token::Token;
 use crate::trace::{AccessKind, Progress};
@@ -25,6 +26,18 @@ use crate::{Error, Result};
 
 /// kswapd's periodic wake-up: Linux 2.2 mm/vmscan.c sleeps with a timeout of HZ.
 const KSWAPD_PERIOD_NS: u64 = 1_000_000_000;
+
+/// The simulated clock's limit: 2^63 ns (292 years). Every configured cost or period is
+/// at most a day (config::MAX_DURATION_NS), so sums of the clock and one of them never
+/// wrap a u64; a run whose clock passes this ends in an error instead of wrong numbers.
+pub const MAX_SIM_NS: u64 = 1 << 63;
+
+fn clock_overflow(what: &str) -> Error {
+    Error::invalid(
+        "system",
+        format!("simulated time exceeds 2^63 ns (292 years) {what}: expected costs per reference and per request that keep the run representable"),
+    )
+}
 
 fn ns(ms: f64) -> u64 {
     (ms * 1e6).round() as u64
@@ -74,7 +87,9 @@ pub struct Machine {
     major_cpu_ns: u64,
     pub(super) reclaim_batch: u32,
     shortage_margin: u64,
-    series: SystemSeries,
+    /// The system's samples; at most `max_samples` per series (samples.rs).
+    log: SampleLog,
+    pub(super) max_samples: usize,
     last_cpu_busy: u64,
     last_disk_busy: u64,
     last_sample_ns: u64,
@@ -133,7 +148,7 @@ impl Machine {
             token: Token::new(cfg.token.clone(), procs.len()),
             load: LoadControl::new(cfg.load_control.clone()),
             disk: Disk::new(cfg.disk.clone(), s.page_size, swap_slots),
-            swap: SwapSpace::new(swap_slots),
+            swap: SwapSpace::try_new(swap_slots)?,
             live: procs.len(),
             procs,
             ready: VecDeque::new(),
@@ -151,7 +166,8 @@ impl Machine {
             major_cpu_ns: s.major_fault_cpu_ns.round() as u64,
             reclaim_batch: s.reclaim_batch,
             shortage_margin: cfg.token.shortage_margin,
-            series: SystemSeries::default(),
+            log: SampleLog::default(),
+            max_samples: cfg.max_samples().max(2),
             last_cpu_busy: 0,
             last_disk_busy: 0,
             last_sample_ns: 0,
@@ -159,7 +175,7 @@ impl Machine {
             swap_cfg: cfg.swap.clone(),
             seed: s.seed,
             buffer: ClusterBuffer::new(cfg.swap.buffer_pages),
-            slot_owner: vec![NO_GID; swap_slots as usize],
+            slot_owner: crate::error::try_filled_vec("system.swap_slots", swap_slots, NO_GID)?,
             prefetched: 0,
             prefetch_hits: 0,
             last_pages_read: 0,
@@ -237,6 +253,7 @@ impl Machine {
                 }
             }
             match self.events.next_time() {
+                Some(t) if t.min(limit) > MAX_SIM_NS => return Err(clock_overflow("waiting for the next event")),
                 Some(t) => self.now = self.now.max(t.min(limit)),
                 None if at_barrier && limit != u64::MAX => self.now = self.now.max(limit),
                 None => return Err(Error::invalid("system", "no process can run and nothing is pending (deadlock)")),
@@ -269,6 +286,9 @@ impl Machine {
 
     /// The last, partial sample (series always cover the whole run) and the results.
     pub fn end(mut self, progress: Progress) -> Result<SystemResult> {
+        if self.disk.busy_until() > MAX_SIM_NS {
+            return Err(clock_overflow("in the swap disk's queue"));
+        }
         if self.now > self.last_sample_ns {
             self.sample(progress)?;
         }
@@ -448,7 +468,11 @@ impl Machine {
                 self.arrive(p, false);
                 return Ok(RunOutcome::Blocked);
             }
-            if let Some((local, vpage)) = self.run_hits(p, until) {
+            let fault = self.run_hits(p, until);
+            if self.now > MAX_SIM_NS {
+                return Err(clock_overflow(&format!("while process '{}' ran", self.procs[p as usize].name)));
+            }
+            if let Some((local, vpage)) = fault {
                 match self.fault(p, local, vpage)? {
                     // the fault may have queued events (kswapd woken now): stop at them, so
                     // that they happen when they are due and not when the process yields
@@ -516,7 +540,8 @@ impl Machine {
             carry += cost;
             let whole = carry as u64;
             carry -= whole as f64;
-            now += whole;
+            // saturating: the caller turns a clock past MAX_SIM_NS into an error
+            now = now.saturating_add(whole);
             refs += repeat;
             recs += 1;
             pos += 1;
@@ -905,18 +930,18 @@ impl Machine {
 
     fn sample(&mut self, progress: Progress) -> Result<()> {
         let now = self.now;
-        let interval_ns = (now - self.last_sample_ns).max(1) as f64;
         self.last_sample_ns = now;
-        self.series.t_s.push(now as f64 / 1e9);
-        self.series.free.push(self.pool.free);
-        self.series.cpu_util.push((self.cpu_busy - self.last_cpu_busy) as f64 / interval_ns);
+        let log = &mut self.log;
+        log.t_ns.push(now);
+        log.free.push(self.pool.free);
+        log.cpu_busy_ns.push(self.cpu_busy - self.last_cpu_busy);
         let disk_busy = self.disk.busy_ns_until(now);
-        self.series.disk_util.push((disk_busy - self.last_disk_busy) as f64 / interval_ns);
+        log.disk_busy_ns.push(disk_busy - self.last_disk_busy);
         self.last_cpu_busy = self.cpu_busy;
         self.last_disk_busy = disk_busy;
         let stats = self.disk.stats();
-        self.series.pages_in.push(stats.pages_read - self.last_pages_read);
-        self.series.pages_out.push(stats.pages_written - self.last_pages_written);
+        log.pages_in.push(stats.pages_read - self.last_pages_read);
+        log.pages_out.push(stats.pages_written - self.last_pages_written);
         self.last_pages_read = stats.pages_read;
         self.last_pages_written = stats.pages_written;
         let stamp = self.epoch + 1;
@@ -951,6 +976,14 @@ impl Machine {
                 st.resident.push(resident);
                 st.swapped.push(swapped);
             }
+        }
+        if self.log.len() >= self.max_samples {
+            // the series are full: merge samples in pairs, sample half as often
+            self.log.coarsen();
+            for proc in &mut self.procs {
+                coarsen_process(&mut proc.series, proc.space_time.as_mut());
+            }
+            self.sample_ns = self.sample_ns.saturating_mul(2);
         }
         self.epoch += 1;
         let released = self.token.tick(now);
@@ -995,7 +1028,8 @@ impl Machine {
             prefetch_hits: self.prefetch_hits,
             reclaim_counters: self.reclaimer.counters().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
             processes,
-            series: self.series,
+            series: std::mem::take(&mut self.log).into_series(),
+            sample_ns: self.sample_ns,
             token_events: self
                 .token
                 .events

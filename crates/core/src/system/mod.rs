@@ -19,6 +19,7 @@ pub mod pageout;
 pub mod process;
 pub mod reclaim;
 pub mod results;
+pub mod samples;
 mod selective_pageout;
 pub mod swap;
 pub mod token;
@@ -81,7 +82,14 @@ pub(crate) fn swap_slots(cfg: &SystemConfig, total_pages: u64, slack: u64) -> Re
         }
         return Ok(s);
     }
-    Ok(((total_pages + slack + 1024) as f64 / (1.0 - cfg.swap.fragmentation)).ceil() as u64)
+    let slots = ((total_pages + slack + 1024) as f64 / (1.0 - cfg.swap.fragmentation)).ceil() as u64;
+    if slots > config::MAX_SWAP_SLOTS {
+        return Err(Error::invalid(
+            "system.swap_slots",
+            format!("the processes touch {total_pages} pages: their swap area would need {slots} slots, more than the limit of {} (2^28)", config::MAX_SWAP_SLOTS),
+        ));
+    }
+    Ok(slots)
 }
 
 /// Runs the system, and every process alone for its dedicated time.

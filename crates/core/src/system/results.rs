@@ -82,6 +82,9 @@ pub struct SystemResult {
     pub prefetch_hits: u64,
     pub processes: Vec<ProcessResult>,
     pub series: SystemSeries,
+    /// The interval of the series at the end of the run: `system.sample_ms`, doubled
+    /// each time the series were full and their samples merged in pairs (samples.rs).
+    pub sample_ns: u64,
     pub token_events: Vec<TokenRecord>,
     /// Counts of `reclaim = "policy"`'s policy and of the Dead-List, if any.
     pub reclaim_counters: Vec<(String, u64)>,

@@ -29,13 +29,19 @@ const BITS: u64 = 64;
 impl SwapSpace {
     /// An empty swap area of `slots` slots, cursor at slot 0.
     pub fn new(slots: u64) -> SwapSpace {
-        let n_words = slots.div_ceil(BITS) as usize;
-        let mut words = vec![0u64; n_words];
+        Self::try_new(slots).expect("memory for the swap map")
+    }
+
+    /// [`SwapSpace::new`], with an error naming `system.swap_slots` when the map's
+    /// memory cannot be had.
+    pub fn try_new(slots: u64) -> crate::Result<SwapSpace> {
+        let n_words = slots.div_ceil(BITS);
+        let mut words = crate::error::try_filled_vec("system.swap_slots", n_words, 0u64)?;
         let tail = slots % BITS;
         if tail != 0 {
-            words[n_words - 1] = !0u64 << tail; // padding past the last slot counts as used
+            words[n_words as usize - 1] = !0u64 << tail; // padding past the last slot counts as used
         }
-        SwapSpace { words, slots, used: 0, cursor: 0 }
+        Ok(SwapSpace { words, slots, used: 0, cursor: 0 })
     }
 
     /// Total number of slots.

@@ -374,11 +374,11 @@ fn swap_config_errors_name_the_key() {
         assert!(e.starts_with(key) || e.contains(key), "{swap}: {e}");
         assert!(!e.contains('\n'), "{e}");
     }
-    // the disk table is tagged by `model`, so serde reports the table, not the key
+    // the disk table's errors name the key
     let e = with("", r#""model": "hdd", "stream_sequential": "yes""#).unwrap_err();
-    assert_eq!(e, r#"disk: invalid type: string "yes", expected a boolean"#);
+    assert_eq!(e, r#"disk.stream_sequential: invalid type: string "yes", expected a boolean"#);
     let e = with("", r#""model": "hdd", "rpm": 0"#).unwrap_err();
-    assert!(e.contains("rpm"), "{e}");
+    assert!(e.starts_with("disk.rpm: "), "{e}");
 }
 
 /// The replacement policies in the timed system's reclaim (issue 7): with one process,
@@ -451,4 +451,144 @@ fn dp_approx_beside_clock_cuts_faults_on_a_loop_and_changes_nothing_without_pres
     let (a, b) = (run_with(600, None), run_with(600, Some("dp-approx:0.3")));
     assert_eq!(a.end_ns, b.end_ns);
     assert_eq!(a.processes[0].counters, b.processes[0].counters);
+}
+
+/// Issue 20: the series keep at most `max_samples` samples; when full they merge in
+/// pairs and the interval doubles. The simulation is not perturbed, sums keep their
+/// totals, levels end where the run ends, and the result says the interval it ended at.
+#[test]
+fn full_series_merge_in_pairs_and_the_interval_doubles() {
+    let procs = vec![process("a", "zipf", &[("pages", 600), ("refs", 100_000)]), process("b", "scan", &[("pages", 300), ("passes", 30), ("write", 1)])];
+    let mut cfg = config(500, procs);
+    cfg.system.cpu_ns_per_ref = 2000.0;
+    cfg.system.sample_ms = 0.5;
+    cfg.system.space_time = true;
+    cfg.system.space_time_buckets = 8;
+    let total = |cfg: &SystemConfig, cap: Option<usize>| {
+        let mut m = machine::Machine::new(cfg, cfg.system.frames, 1 << 16, Some(vec![600, 300])).unwrap();
+        if let Some(c) = cap {
+            m.max_samples = c;
+        }
+        m.run(&mut |_| true).unwrap()
+    };
+    let full = total(&cfg, Some(usize::MAX));
+    let capped = total(&cfg, Some(16));
+    assert!(full.series.t_s.len() > 64, "{}", full.series.t_s.len());
+    assert_eq!(full.sample_ns, 500_000);
+    // the same run
+    assert_eq!((full.end_ns, full.pages_read, full.pages_written), (capped.end_ns, capped.pages_read, capped.pages_written));
+    // at most 16 samples (plus the last, partial one), at an interval doubled k times
+    let n = capped.series.t_s.len();
+    assert!((9..=17).contains(&n), "{n}");
+    assert!(capped.sample_ns > 500_000 && (capped.sample_ns / 500_000).is_power_of_two(), "{}", capped.sample_ns);
+    let s = &capped.series;
+    assert!(s.t_s.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(*s.t_s.last().unwrap(), capped.end_ns as f64 / 1e9);
+    // sums keep their totals
+    assert_eq!(s.pages_in.iter().sum::<u64>(), capped.pages_read);
+    assert_eq!(s.pages_out.iter().sum::<u64>(), capped.pages_written);
+    // utilisations are exact over the merged intervals: they add up to the busy times
+    let mut previous = 0.0;
+    let (mut cpu, mut disk) = (0.0, 0.0);
+    for i in 0..n {
+        let dt = (s.t_s[i] - previous) * 1e9;
+        cpu += s.cpu_util[i] * dt;
+        disk += s.disk_util[i] * dt;
+        previous = s.t_s[i];
+        assert!((0.0..=1.0 + 1e-9).contains(&s.cpu_util[i]) && (0.0..=1.0 + 1e-9).contains(&s.disk_util[i]));
+    }
+    assert!((cpu - capped.cpu_busy_ns as f64).abs() < 1e-6 * capped.cpu_busy_ns as f64, "{cpu} {}", capped.cpu_busy_ns);
+    let disk_busy_in_run = full.series.disk_util.iter().zip(&full.series.t_s).fold((0.0, 0.0), |(acc, prev), (u, t)| (acc + u * (t - prev) * 1e9, *t)).0;
+    assert!((disk - disk_busy_in_run).abs() < 1e-6 * disk_busy_in_run.max(1.0), "{disk} {disk_busy_in_run}");
+    assert_eq!(*s.free.last().unwrap(), *full.series.free.last().unwrap());
+    for (p, q) in capped.processes.iter().zip(&full.processes) {
+        assert_eq!(p.series.npf.iter().sum::<u64>(), p.counters.major_faults);
+        assert_eq!(p.series.rss.len(), n);
+        assert_eq!(p.series.mad.last(), q.series.mad.last());
+        assert_eq!(p.series.rss.last(), q.series.rss.last());
+        // NAP of a merged interval is at least that of any of its halves
+        assert!(p.series.nap.iter().max() >= q.series.nap.iter().max());
+        let st = p.space_time.as_ref().unwrap();
+        assert_eq!(st.visited.len(), n);
+    }
+}
+
+/// With the engine's own limit (200,000 samples), a 1 ns interval over a run of
+/// milliseconds ends with a coarser interval instead of millions of samples.
+#[test]
+fn a_tiny_interval_keeps_at_most_the_sample_limit() {
+    // a sample interrupts the process after each reference: one sample per reference
+    let mut cfg = config(200, vec![process("a", "scan", &[("pages", 100), ("passes", 5000)])]);
+    cfg.system.sample_ms = 0.000001;
+    cfg.system.cpu_ns_per_ref = 1.0;
+    let r = run(&cfg);
+    assert!(r.end_ns > 500_000);
+    assert!(r.series.t_s.len() <= samples::MAX_SAMPLES, "{}", r.series.t_s.len());
+    assert!(r.sample_ns >= 4, "{}", r.sample_ns);
+    assert_eq!(cfg.max_samples(), samples::MAX_SAMPLES);
+    // space-time and many processes lower the limit, within the values budget
+    cfg.system.space_time = true;
+    cfg.system.space_time_buckets = 4096;
+    assert_eq!(cfg.max_samples(), samples::MAX_SERIES_VALUES / (6 + 4 + 3 * 4096) & !1);
+    cfg.processes = (0..4096).map(|i| process(&format!("p{i}"), "scan", &[])).collect();
+    let e = cfg.validate().unwrap_err().to_string();
+    assert!(e.starts_with("system.space_time_buckets: the run's time series would hold"), "{e}");
+}
+
+/// Issue 20: values whose nanosecond costs cannot be represented are refused with one
+/// line naming the key; allocation sizes given by the user are bounded.
+#[test]
+fn absurd_costs_and_sizes_are_refused_naming_the_key() {
+    let check = |json_system: &str, json_rest: &str, key: &str| {
+        let text = format!(r#"{{"system": {{"frames": 100{json_system}}}{json_rest}, "processes": [{{"name": "a", "workload": "scan"}}]}}"#);
+        let e = SystemConfig::from_json(&text).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{key}: ")), "{json_system}{json_rest}: {e}");
+        assert!(!e.contains('\n'), "{e}");
+        e
+    };
+    let e = check(r#", "cpu_ns_per_ref": 1e18"#, "", "system.cpu_ns_per_ref");
+    assert!(e.contains("one simulated day") && e.ends_with("got 1e18"), "{e}");
+    check(r#", "cpu_ns_per_ref": 1e20"#, "", "system.cpu_ns_per_ref");
+    check(r#", "cpu_ns_per_instruction": 1e15"#, "", "system.cpu_ns_per_instruction");
+    check(r#", "minor_fault_ns": 1e300"#, "", "system.minor_fault_ns");
+    check(r#", "major_fault_cpu_ns": -1"#, "", "system.major_fault_cpu_ns");
+    let e = check(r#", "sample_ms": 1e-9"#, "", "system.sample_ms");
+    assert!(e.contains("1 ns, the clock's resolution"), "{e}");
+    check(r#", "sample_ms": 1e12"#, "", "system.sample_ms");
+    check(r#", "quantum_ms": 1e-7"#, "", "system.quantum_ms");
+    check(r#", "swap_slots": 1000000000000000"#, "", "system.swap_slots");
+    check(r#", "space_time_buckets": 4000000000"#, "", "system.space_time_buckets");
+    check("", r#", "disk": {"rpm": 1e-12}"#, "disk.rpm");
+    check("", r#", "disk": {"model": "ssd", "bandwidth_mb_s": 1e-300}"#, "disk.bandwidth_mb_s");
+    check("", r#", "token": {"hold_limit_s": 1e10}"#, "token.hold_limit_s");
+    check("", r#", "token": {"shortage_margin": 18446744073709551615}"#, "token.shortage_margin");
+    check("", r#", "load_control": {"window_s": 1e-12}"#, "load_control.window_s");
+    check("", r#", "gang": {"quantum_s": 1e9}"#, "gang.quantum_s");
+    check("", r#", "gang": {"message_us": 1e12}"#, "gang.message_us");
+    // one day is allowed
+    let ok = r#"{"system": {"frames": 100, "cpu_ns_per_ref": 86400e9, "sample_ms": 86400e3}, "processes": [{"name": "a", "workload": "scan"}]}"#;
+    assert!(SystemConfig::from_json(ok).is_ok());
+}
+
+/// Issue 20: a run whose simulated clock would pass 2^63 ns ends in a one-line error
+/// instead of wrapping (each reference costs a day: 106,752 days are 2^63 ns).
+#[test]
+fn a_clock_past_its_limit_is_an_error() {
+    let mut cfg = config(2000, vec![process("a", "scan", &[("pages", 1000), ("passes", 120)])]);
+    cfg.system.cpu_ns_per_ref = 86400e9;
+    let e = run_system(&cfg, &mut |_| true).unwrap_err().to_string();
+    assert!(e.contains("simulated time exceeds 2^63 ns (292 years) while process 'a' ran"), "{e}");
+    assert!(!e.contains('\n'));
+    // a day per reference for fewer references is fine
+    let mut cfg = config(2000, vec![process("a", "scan", &[("pages", 100), ("passes", 2)])]);
+    cfg.system.cpu_ns_per_ref = 86400e9;
+    assert_eq!(run(&cfg).processes[0].end_ns, 200 * 86_400_000_000_000 + 100 * 1000);
+}
+
+/// Issue 20: `[disk]` without `model` is the documented HDD.
+#[test]
+fn a_disk_without_model_is_an_hdd() {
+    let text = r#"{"system": {"frames": 100}, "disk": {"rpm": 5400}, "processes": [{"name": "a", "workload": "scan"}]}"#;
+    let cfg = SystemConfig::from_json(text).unwrap();
+    assert_eq!(cfg.disk, super::disk::DiskModel::Hdd(super::disk::HddParams { rpm: 5400.0, ..Default::default() }));
 }
