@@ -10,6 +10,7 @@ from typing import Any, Callable, Optional
 from . import _core
 from ._core import PagelabError
 from .api import html_table
+from .system import check_numbers
 from .version import build_info
 
 #: keys of [numa] (the engine checks values; this list only gives a clear first error)
@@ -81,8 +82,9 @@ def check_numa_config(config: Any, name: str) -> dict:
 def run_numa(config: dict, name: str = "config", progress: Optional[Callable[[int], Any]] = None) -> NumaResult:
     """Runs ``{"numa": {...}}`` (the TOML structure as a dict)."""
     numa = check_numa_config(config, name)
+    check_numbers(numa, name, "numa")
     try:
-        raw = _core.run_numa(json.dumps(numa), progress)
+        raw = _core.run_numa(json.dumps(numa, allow_nan=False), progress)
     except PagelabError as err:
         raise PagelabError(f"{name}: {err}") from None
     return NumaResult(raw, config=config, name=name)

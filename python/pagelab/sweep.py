@@ -1255,11 +1255,12 @@ def sweep(spec: SpecLike, out: Optional[Union[str, os.PathLike]] = None, schedul
                                         or points_per_task < 1):
         raise PagelabError(f"points per task: expected a positive whole number, got {points_per_task!r}")
     points = list(parsed.points())
-    store = Store(Path(out if out is not None else Path("results") / f"sweep-{_safe(parsed.name)}").resolve())
+    root = Path(out if out is not None else Path("results") / f"sweep-{_safe(parsed.name)}")
+    check_not_dangling(root)  # before resolve(), which would follow the link
+    store = Store(root.resolve())
     if store.root.exists() and not store.root.is_dir():
         raise PagelabError(f"{store.root}: exists and is not a directory")
     say = log or (lambda _line: None)
-    check_not_dangling(store.root)
     new_store = not store.root.exists()
     try:
         return _sweep_into(store, parsed, points, retry_failed, workers, scheduler, points_per_task,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -208,16 +209,38 @@ def run_system(config: ConfigLike, progress: Optional[Callable[[int], Any]] = No
     return run_engine(engine_config, name, progress)
 
 
+def check_numbers(value: Any, name: str, path: str = "") -> None:
+    """Every number of a configuration is one the engine can read: finite floats (TOML
+    allows nan and inf) and integers of at most 64 bits. A one-line error names the key;
+    the engine checks the ranges that matter."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            check_numbers(v, name, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            check_numbers(v, name, f"{path}[{i}]")
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise engine_error(name, PagelabError(f"{path}: expected a finite number, got {value}"))
+    elif isinstance(value, int) and not isinstance(value, bool) and not -(1 << 63) <= value < (1 << 64):
+        raise engine_error(name, PagelabError(f"{path}: expected a whole number of at most 64 bits, got {value}"))
+
+
+def engine_json(engine_config: dict, name: str) -> str:
+    """The configuration as the engine reads it (JSON), after :func:`check_numbers`."""
+    check_numbers(engine_config, name)
+    try:
+        return json.dumps(engine_config, allow_nan=False)
+    except (TypeError, ValueError) as err:
+        raise PagelabError(f"{name}: cannot be converted to JSON: {err}") from None
+
+
 def run_engine(engine_config: dict, name: str, progress=None):
     """Runs an already normalised configuration (the engine's structure): a
     :class:`SystemResult`, or with a ``[gang]`` table a :class:`pagelab.gang.GangResult`."""
     if not engine_available():
         raise PagelabError("this build of the engine has no timed system (pagelab._core.run_system): "
                            "rebuild with 'make build'")
-    try:
-        text = json.dumps(engine_config)
-    except (TypeError, ValueError) as err:
-        raise PagelabError(f"{name}: cannot be converted to JSON: {err}") from None
+    text = engine_json(engine_config, name)
     gang = "gang" in engine_config
     try:
         raw = (_core.run_gang if gang else _core.run_system)(text, progress)
