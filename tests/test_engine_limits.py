@@ -3,10 +3,13 @@ line naming the file or the key, a non-zero exit and no file left behind; what i
 absurd runs in bounded memory."""
 
 import json
+import zlib
 
 import pytest
 
 from conftest import assert_user_error, run_cli
+
+import pagelab
 
 SCAN = """
 [[process]]
@@ -79,3 +82,70 @@ def test_a_tiny_sample_interval_keeps_at_most_200000_samples(tmp_path):
     assert len(result["system_series"]["t_s"]) <= 200_000
     assert result["sample_ns"] >= 4
     assert sum(result["series"][0]["npf"]) == result["processes"][0]["major_faults"]
+
+
+# ------------------------------------------------------------ trace inputs
+
+def _checksum_table_at(b: bytes) -> int:
+    """Offset of the block-checksum count of a version-2 .plt (after the process table)."""
+    at = int.from_bytes(b[48:56], "little")
+    count = int.from_bytes(b[at:at + 4], "little")
+    at += 4
+    for _ in range(count):
+        at += 6 + int.from_bytes(b[at + 4:at + 6], "little")
+    return at
+
+
+def reseal(b: bytearray) -> None:
+    """Recomputes the checksums of a version-2 .plt after a change (docs/trace-format.md)."""
+    trailer = int.from_bytes(b[48:56], "little")
+    at = _checksum_table_at(b) + 4
+    for i in range(56, trailer, 65536):
+        b[at:at + 4] = zlib.crc32(bytes(b[i:min(i + 65536, trailer)])).to_bytes(4, "little")
+        at += 4
+    b[at:at + 4] = zlib.crc32(bytes(b[:56]) + bytes(b[trailer:at])).to_bytes(4, "little")
+
+
+@pytest.fixture
+def raw_plt(tmp_path):
+    path = tmp_path / "t.plt"
+    pagelab.workload("scan", pages=5000, passes=2).save(path)
+    return path
+
+
+def test_a_flipped_payload_byte_of_a_raw_trace_is_found(tmp_path, raw_plt):
+    data = bytearray(raw_plt.read_bytes())
+    assert int.from_bytes(data[8:10], "little") == 2
+    data[56 + 70000] ^= 0x01  # in body block 1
+    bad = tmp_path / "bad.plt"
+    bad.write_bytes(bytes(data))
+    r = run_cli("trace", "info", bad)
+    assert_user_error(r, "bad.plt", "byte 65592", "expected body block 1", "CRC-32", "corrupt")
+    out = tmp_path / "copy.csv"
+    r = run_cli("trace", "convert", bad, out)
+    assert_user_error(r, "bad.plt", "CRC-32")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.plt", "t.plt"]
+
+
+def test_first_touches_beyond_the_header_count_are_an_error_at_once(tmp_path):
+    path = tmp_path / "t.plt.zst"
+    pagelab.workload("scan", pages=5000, passes=2).save(path)
+    data = bytearray(path.read_bytes())
+    assert int.from_bytes(data[10:12], "little") & 1  # a zstd body
+    data[40:48] = (10).to_bytes(8, "little")  # distinct_pages
+    reseal(data)
+    path.write_bytes(bytes(data))
+    r = run_cli("trace", "info", path)
+    assert_user_error(r, "t.plt.zst", "expected at most 10 distinct pages as the header says", "record 10 of 10000")
+
+
+def test_a_huge_text_line_is_an_error_at_its_line(tmp_path):
+    path = tmp_path / "big.csv"
+    path.write_text("pid,page\n0,1\n0," + "1" * 100_000 + "\n")
+    r = run_cli("trace", "info", path)
+    assert_user_error(r, "big.csv", "line 3", "expected a line of at most 4096 bytes")
+    lackey = tmp_path / "big.lackey"
+    lackey.write_text("I  0401a2b0,3\n L " + "0" * 10_000 + ",8\n")
+    r = run_cli("trace", "info", lackey)
+    assert_user_error(r, "big.lackey", "line 2", "at most 4096 bytes")
+

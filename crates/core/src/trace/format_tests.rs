@@ -62,6 +62,42 @@ fn format_err(e: Error) -> (PathBuf, Position, String) {
     }
 }
 
+/// Offset of the block-checksum count in a version-2 pagelab file: the end of the
+/// process table that starts at `trailer_offset`.
+fn checksum_table_at(b: &[u8]) -> usize {
+    let mut at = u64::from_le_bytes(b[48..56].try_into().unwrap()) as usize;
+    let count = u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    at += 4;
+    for _ in 0..count {
+        let len = u16::from_le_bytes([b[at + 4], b[at + 5]]) as usize;
+        at += 6 + len;
+    }
+    at
+}
+
+/// Recomputes the checksums of a version-2 raw pagelab file after a test changed it, as
+/// docs/trace-format.md lays them out: a CRC-32 per 64 KiB block of the body, then one of
+/// the header and the trailer.
+fn reseal(b: &mut [u8]) {
+    let trailer = u64::from_le_bytes(b[48..56].try_into().unwrap()) as usize;
+    let mut at = checksum_table_at(b) + 4;
+    for block in b[56..trailer].chunks(1 << 16).map(crc32fast::hash).collect::<Vec<_>>() {
+        b[at..at + 4].copy_from_slice(&block.to_le_bytes());
+        at += 4;
+    }
+    let mut h = crc32fast::Hasher::new();
+    h.update(&b[..56]);
+    h.update(&b[trailer..at]);
+    b[at..at + 4].copy_from_slice(&h.finalize().to_le_bytes());
+}
+
+/// The same trace in format version 1 (no checksums).
+fn to_version_1(b: &[u8]) -> Vec<u8> {
+    let mut v = b[..checksum_table_at(b)].to_vec();
+    v[8] = 1;
+    v
+}
+
 /// Canonical folding, the same rule the text readers apply.
 fn fold(refs: &[Reference]) -> Vec<Reference> {
     let mut out: Vec<Reference> = Vec::new();
@@ -312,7 +348,7 @@ fn wrong_magic_and_unfinished_header() {
     assert!(msg.contains("never finished"), "{msg}");
     // unsupported version
     let mut b = std::fs::read(&good).unwrap();
-    b[8] = 2;
+    b[8] = 3;
     std::fs::write(&p, &b).unwrap();
     let (_, pos, _) = format_err(read(&p, None, None).unwrap_err());
     assert_eq!(pos, Position::Byte(8));
@@ -360,6 +396,7 @@ fn truncated_body_message() {
     // claim one more record than there are (the body then ends early)
     let n = u64::from_le_bytes(b[24..32].try_into().unwrap());
     b[24..32].copy_from_slice(&(n + 1).to_le_bytes());
+    reseal(&mut b);
     std::fs::write(&good, &b).unwrap();
     let e = read(&good, None, None).unwrap_err().to_string();
     assert!(e.contains("expected record 8 of 9, found end of file"), "{e}");
@@ -407,6 +444,7 @@ fn bad_tag_bits_and_ids() {
     for (at, val, want) in [(69, 0x21u8, "tag"), (69, 0x03, "tag"), (70, 5, "page id below 1")] {
         let mut d = b.clone();
         d[at] = val;
+        reseal(&mut d);
         std::fs::write(&good, &d).unwrap();
         let (_, pos, msg) = format_err(read(&good, None, None).unwrap_err());
         assert_eq!(pos, Position::Byte(69));
@@ -606,4 +644,182 @@ fn throughput() {
         }
     }
     }
+}
+
+/// Issue 20: the raw format had no checksum, so a flipped payload byte was read as a
+/// different trace. Version 2 has a CRC-32 per 64 KiB body block and one of the header and
+/// trailer: every single-byte change of a file is an error, and one in the body names
+/// its block's position.
+#[test]
+fn every_flipped_byte_of_a_raw_trace_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.plt");
+    write(&sample(), 4096, &good, TraceFormat::Pagelab, false);
+    let b = std::fs::read(&good).unwrap();
+    assert_eq!(u16::from_le_bytes([b[8], b[9]]), 2);
+    let bad = dir.path().join("bad.plt");
+    for i in 0..b.len() {
+        for bit in [0x01u8, 0x80] {
+            let mut d = b.clone();
+            d[i] ^= bit;
+            std::fs::write(&bad, &d).unwrap();
+            let e = read(&bad, None, None).expect_err(&format!("byte {i} flipped by {bit:#x} must be found"));
+            assert!(matches!(e, Error::Format { .. }), "byte {i}: {e}");
+        }
+    }
+    // a body byte: the error names the file, the block's position and the checksum
+    let trailer = u64::from_le_bytes(b[48..56].try_into().unwrap()) as usize;
+    let mut d = b.clone();
+    d[60] ^= 0x04;
+    std::fs::write(&bad, &d).unwrap();
+    let e = read(&bad, None, None).unwrap_err();
+    let text = e.to_string();
+    assert!(text.starts_with(&format!("{}: byte 56: expected body block 0 (bytes 56..{trailer}) to match its CRC-32", bad.display())), "{text}");
+    assert!(!text.contains('\n'));
+    // a long body: the block of the damage is named
+    let refs: Vec<Reference> = (0..100_000u64).map(|i| r(0, (i * 7919) % 50_000, AccessKind::Read, 1, 0)).collect();
+    write(&refs, 4096, &good, TraceFormat::Pagelab, false);
+    let mut d = std::fs::read(&good).unwrap();
+    d[56 + 3 * 65536 + 10] ^= 0x10;
+    std::fs::write(&bad, &d).unwrap();
+    let (_, pos, msg) = format_err(read(&bad, None, None).unwrap_err());
+    assert_eq!(pos, Position::Byte(56 + 3 * 65536));
+    assert!(msg.starts_with("expected body block 3 "), "{msg}");
+}
+
+/// Version 1 files (no checksums) are still read, including the worked example of the
+/// previous docs/trace-format.md byte for byte.
+#[test]
+fn version_1_files_are_still_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.plt");
+    for compress in [false, true] {
+        write(&sample(), 4096, &good, TraceFormat::Pagelab, compress);
+        let v1 = to_version_1(&std::fs::read(&good).unwrap());
+        let old = dir.path().join("old.plt");
+        std::fs::write(&old, &v1).unwrap();
+        assert_eq!(read(&old, None, None).unwrap(), expected(&sample()));
+        let z = dir.path().join("old.plt.zst");
+        std::fs::write(&z, zstd::encode_all(&v1[..], 1).unwrap()).unwrap();
+        assert_eq!(read(&z, None, None).unwrap(), expected(&sample()));
+    }
+    let example: Vec<u8> = [
+        "5041 4745 4c41 4200 0100 0200 0000 0000 0010 0000 0000 0000 0300 0000 0000 0000",
+        "0500 0000 0000 0000 0200 0000 0000 0000 5f00 0000 0000 0000 0401 0000 0010 0000",
+        "0000 0000 000d 0100 0000 1100 0000 0000 0000 0300 0000 1000 0000 00fa 0000 0001",
+        "0000 0001 0000 0004 0064 656d 6f",
+    ]
+    .concat()
+    .split_whitespace()
+    .flat_map(|w| (0..w.len()).step_by(2).map(move |i| u8::from_str_radix(&w[i..i + 2], 16).unwrap()))
+    .collect();
+    let old = dir.path().join("example-v1.plt");
+    std::fs::write(&old, &example).unwrap();
+    let got = read(&old, None, None).unwrap();
+    assert_eq!(got.len(), 3);
+    assert_eq!(got[1].1, r(1, 0x11, AccessKind::Write, 3, 0));
+    assert_eq!(got[2].1, r(1, 0x10, AccessKind::Read, 1, 250));
+}
+
+/// A whole-file zstd of a changed raw trace (a valid zstd frame around it) is caught by
+/// the block checksums, checked when the trailer is reached.
+#[test]
+fn whole_file_zstd_of_a_changed_trace_is_caught() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.plt");
+    write(&sample(), 4096, &good, TraceFormat::Pagelab, false);
+    let mut d = std::fs::read(&good).unwrap();
+    d[60] ^= 0x04;
+    let z = dir.path().join("bad.zst");
+    std::fs::write(&z, zstd::encode_all(&d[..], 1).unwrap()).unwrap();
+    let (_, pos, msg) = format_err(read(&z, Some(TraceFormat::Pagelab), None).unwrap_err());
+    assert_eq!(pos, Position::Byte(56));
+    assert!(msg.contains("CRC-32"), "{msg}");
+}
+
+/// Issue 20: a body with more first touches than the header's distinct_pages is an error
+/// at the first one too many, as it is read (not after the table grew without bound).
+#[test]
+fn first_touches_beyond_the_header_are_an_error_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.plt");
+    let refs: Vec<Reference> = (0..5000u64).map(|i| r(0, i, AccessKind::Read, 1, 0)).collect();
+    write(&refs, 4096, &good, TraceFormat::Pagelab, false);
+    let mut b = std::fs::read(&good).unwrap();
+    b[40..48].copy_from_slice(&10u64.to_le_bytes());
+    reseal(&mut b);
+    std::fs::write(&good, &b).unwrap();
+    let (_, pos, msg) = format_err(read(&good, None, None).unwrap_err());
+    // records of 13 bytes, the eleventh (record 10) starts at 56 + 130
+    assert_eq!(pos, Position::Byte(56 + 130));
+    assert_eq!(msg, "expected at most 10 distinct pages as the header says, found a first touch of one more in record 10 of 5000");
+    // the same inside a whole-file zstd stream (no trailer read up front)
+    let z = dir.path().join("t.zst");
+    std::fs::write(&z, zstd::encode_all(&b[..], 1).unwrap()).unwrap();
+    let (_, _, msg) = format_err(read(&z, Some(TraceFormat::Pagelab), None).unwrap_err());
+    assert!(msg.contains("in record 10 of 5000"), "{msg}");
+}
+
+/// Issue 20: text lines are capped (4 KiB): a zstd file holding one huge line is an error
+/// at its line after reading a few KiB, not gigabytes.
+#[test]
+fn text_lines_longer_than_4_kib_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let huge = dir.path().join("huge.csv.zst");
+    let mut text = b"1\n2\n".to_vec();
+    text.extend(std::iter::repeat_n(b'1', 50_000_000));
+    std::fs::write(&huge, zstd::encode_all(&text[..], 3).unwrap()).unwrap();
+    let (file, pos, msg) = format_err(read(&huge, None, None).unwrap_err());
+    assert_eq!((file, pos), (huge.clone(), Position::Line(3)));
+    assert!(msg.starts_with("expected a line of at most 4096 bytes, found a longer one"), "{msg}");
+    let lackey = dir.path().join("x.lackey");
+    std::fs::write(&lackey, [b"I  0401a2b0,3\n".as_slice(), &vec![b' '; 5000], b"L 04e2ac40,8\n"].concat()).unwrap();
+    let (_, pos, _) = format_err(read(&lackey, None, None).unwrap_err());
+    assert_eq!(pos, Position::Line(2));
+    // 4096 bytes of line content (plus CR LF) are fine
+    let edge = dir.path().join("edge.csv");
+    let line = format!("{}5", "0".repeat(4095));
+    std::fs::write(&edge, format!("{line}\r\n{line}\n")).unwrap();
+    assert_eq!(read(&edge, None, None).unwrap().len(), 1);
+    std::fs::write(&edge, format!("0{line}\n")).unwrap();
+    assert!(read(&edge, None, None).is_err());
+}
+
+/// A process table whose count is beyond distinct pages + 65536 is refused before it
+/// is read (a compressed stream could otherwise make it billions of entries).
+#[test]
+fn an_oversized_process_table_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.plt");
+    write(&sample(), 4096, &good, TraceFormat::Pagelab, false);
+    let mut b = std::fs::read(&good).unwrap();
+    let trailer = u64::from_le_bytes(b[48..56].try_into().unwrap()) as usize;
+    b[trailer..trailer + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let z = dir.path().join("t.zst");
+    std::fs::write(&z, zstd::encode_all(&b[..], 1).unwrap()).unwrap();
+    let (_, pos, msg) = format_err(read(&z, Some(TraceFormat::Pagelab), None).unwrap_err());
+    assert_eq!(pos, Position::Byte(trailer as u64));
+    assert!(msg.starts_with("expected at most 65541 processes"), "{msg}");
+}
+
+/// The worked example of docs/trace-format.md (version 2), byte for byte: the writer
+/// makes exactly these bytes and the reader reads them.
+#[test]
+fn the_documented_version_2_example() {
+    let hex = "5041 4745 4c41 4200 0200 0200 0000 0000 0010 0000 0000 0000 0300 0000 0000 0000 \
+               0500 0000 0000 0000 0200 0000 0000 0000 5f00 0000 0000 0000 0401 0000 0010 0000 \
+               0000 0000 000d 0100 0000 1100 0000 0000 0000 0300 0000 1000 0000 00fa 0000 0001 \
+               0000 0001 0000 0004 0064 656d 6f01 0000 0071 fc5d d8f0 b0bf 19";
+    let bytes: Vec<u8> = hex
+        .split_whitespace()
+        .flat_map(|w| (0..w.len()).step_by(2).map(move |i| u8::from_str_radix(&w[i..i + 2], 16).unwrap()))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("demo.plt");
+    let refs = vec![r(1, 0x10, AccessKind::Read, 1, 0), r(1, 0x11, AccessKind::Write, 3, 0), r(1, 0x10, AccessKind::Read, 1, 250)];
+    let mut src = VecSource::new("mem", 4096, refs.clone());
+    src.set_process_name(1, "demo");
+    convert(&mut src, &out, TraceFormat::Pagelab, false, &mut |_| true).unwrap();
+    assert_eq!(std::fs::read(&out).unwrap(), bytes);
+    assert_eq!(read(&out, None, None).unwrap(), expected(&refs));
 }

@@ -68,9 +68,13 @@ pub(crate) fn open_stream(path: &Path) -> Result<(Box<dyn Read + Send>, bool)> {
     }
 }
 
-/// Maps an error met while reading a stream: in a zstd stream it means corrupt or
+/// Maps an error met while reading a stream: a block of a pagelab body that fails its
+/// checksum is a format error at the block; in a zstd stream an error means corrupt or
 /// truncated compressed data (a format error), else an operating-system I/O error.
 pub(crate) fn read_error(path: &Path, compressed: bool, position: Position, e: io::Error) -> Error {
+    if let Some(m) = e.get_ref().and_then(|x| x.downcast_ref::<super::block_crc::ChecksumMismatch>()) {
+        return Error::format(path, Position::Byte(m.offset), m.message.clone());
+    }
     if compressed {
         Error::format(path, position, format!("corrupt or truncated zstd data: {e}"))
     } else {
@@ -304,8 +308,15 @@ impl PidSet {
     }
 }
 
+/// Longest line the text readers (csv, lackey, capture) accept, without its line end.
+/// A trace line is a few dozen bytes; the cap keeps a malformed input (a zstd file
+/// holding one line of gigabytes) from taking memory without bound.
+pub(crate) const MAX_LINE: usize = 4096;
+
 /// A line reader over a byte stream that counts lines, strips the line end and maps
-/// read errors (corrupt zstd data included) to errors at the line being read.
+/// read errors (corrupt zstd data included) to errors at the line being read. Lines
+/// longer than [`MAX_LINE`] bytes are errors at their line, found after reading at most
+/// [`MAX_LINE`] + 2 bytes of them.
 pub(crate) struct Lines<R: BufRead> {
     r: R,
     pub path: PathBuf,
@@ -324,8 +335,10 @@ impl<R: BufRead> Lines<R> {
     /// Reads the next line into `self.buf` (without "\n" or "\r\n"); false at the end.
     pub fn next_line(&mut self) -> Result<bool> {
         self.buf.clear();
+        // content, "\r\n": a read that stops at this limit without a newline is too long
+        let limit = (MAX_LINE + 2) as u64;
         loop {
-            match self.r.read_until(b'\n', &mut self.buf) {
+            match (&mut self.r).take(limit).read_until(b'\n', &mut self.buf) {
                 Ok(0) => return Ok(false),
                 Ok(_) => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -341,6 +354,12 @@ impl<R: BufRead> Lines<R> {
         }
         if self.buf.last() == Some(&b'\r') {
             self.buf.pop();
+        }
+        if self.buf.len() > MAX_LINE {
+            return Err(self.error(format!(
+                "expected a line of at most {MAX_LINE} bytes, found a longer one (starting '{}')",
+                quote(&self.buf[..self.buf.len().min(40)])
+            )));
         }
         Ok(true)
     }

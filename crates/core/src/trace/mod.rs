@@ -4,6 +4,7 @@
 //! [`TraceFormat`], [`open_trace`], [`trace_info`], [`convert`], [`capture_lackey`],
 //! [`check_page_size`]. Each format lives in its own file.
 
+mod block_crc;
 mod densify;
 mod input;
 mod lackey;

@@ -6,6 +6,7 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use super::block_crc::{blocks_of, mismatch, BlockCheck, BlockCrcWriter, BLOCK};
 use super::input::{le32, le64, open_file, read_error, resolve_page_size, Chunks, PidSet, Regroup, ZSTD_MAGIC};
 use super::writer::{Sink, TraceWriter};
 use super::{check_page_size, AccessKind, RefBatch, RefSource, SourceMeta};
@@ -13,7 +14,9 @@ use crate::error::Position;
 use crate::{Error, Result};
 
 pub(crate) const MAGIC: [u8; 8] = *b"PAGELAB\0";
-pub(crate) const VERSION: u16 = 1;
+/// Version written: 2 adds the checksums (a CRC-32 per 64 KiB block of the body and one
+/// of the header and trailer). Version 1 files are still read.
+pub(crate) const VERSION: u16 = 2;
 pub(crate) const HEADER_LEN: usize = 56;
 
 pub(crate) const FLAG_ZSTD: u16 = 1;
@@ -30,8 +33,13 @@ const MAX_REC: usize = 1 + 4 + 8 + 4 + 4;
 
 const CHUNK: usize = 1 << 20;
 
+/// Processes the table may name beyond one per distinct page (processes a source named
+/// but never referenced): bounds the table a compressed stream can make the reader build.
+const EXTRA_PROCESSES: u64 = 1 << 16;
+
 #[derive(Debug, Clone, Copy)]
 struct Header {
+    version: u16,
     flags: u16,
     page_size: u64,
     records: u64,
@@ -56,8 +64,8 @@ fn parse_header(path: &Path, b: &[u8]) -> Result<Header> {
         ));
     }
     let version = u16::from_le_bytes([b[8], b[9]]);
-    if version != VERSION {
-        return Err(err(8, format!("expected pagelab trace version {VERSION}, found version {version} (unsupported)")));
+    if version != 1 && version != VERSION {
+        return Err(err(8, format!("expected pagelab trace version 1 or {VERSION}, found version {version} (unsupported)")));
     }
     let flags = u16::from_le_bytes([b[10], b[11]]);
     if flags & !(FLAG_ZSTD | FLAG_GAPS) != 0 {
@@ -87,13 +95,20 @@ fn parse_header(path: &Path, b: &[u8]) -> Result<Header> {
     if trailer_offset < HEADER_LEN as u64 {
         return Err(err(48, format!("expected a process-table offset of at least {HEADER_LEN}, found {trailer_offset}")));
     }
-    Ok(Header { flags, page_size, records, references, distinct_pages, trailer_offset })
+    Ok(Header { version, flags, page_size, records, references, distinct_pages, trailer_offset })
+}
+
+impl Header {
+    /// Bytes of the body as stored (compressed or not).
+    fn body_len(&self) -> u64 {
+        self.trailer_offset - HEADER_LEN as u64
+    }
 }
 
 fn header_bytes(h: &Header) -> [u8; HEADER_LEN] {
     let mut b = [0u8; HEADER_LEN];
     b[..8].copy_from_slice(&MAGIC);
-    b[8..10].copy_from_slice(&VERSION.to_le_bytes());
+    b[8..10].copy_from_slice(&h.version.to_le_bytes());
     b[10..12].copy_from_slice(&h.flags.to_le_bytes());
     b[16..24].copy_from_slice(&h.page_size.to_le_bytes());
     b[24..32].copy_from_slice(&h.records.to_le_bytes());
@@ -117,35 +132,123 @@ fn read_up_to(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(got)
 }
 
-/// Parses the process table from the chunk stream (which must be at its start).
-fn parse_trailer(path: &Path, c: &mut Chunks) -> Result<Vec<(u32, String)>> {
+/// What the trailer holds: the process table and (version 2) the body's block checksums.
+struct Trailer {
+    processes: Vec<(u32, String)>,
+    block_crcs: Vec<u32>,
+}
+
+/// Parses the trailer from the chunk stream (which must be at its start): the process
+/// table, then in version 2 the body's block checksums and the CRC-32 of the header
+/// (`header_raw`, as read) and the trailer, which is checked. `recorded`: the CRCs of the
+/// body's blocks as they streamed by, compared with the table (whole-file zstd).
+fn parse_trailer(path: &Path, c: &mut Chunks, h: &Header, header_raw: &[u8; HEADER_LEN], recorded: Option<&[u32]>) -> Result<Trailer> {
     let eof = |at: u64, what: &str| {
-        Error::format(path, Position::Byte(at), format!("expected {what} of the process table, found end of file"))
+        Error::format(path, Position::Byte(at), format!("expected {what} of the trailer, found end of file"))
     };
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(header_raw);
+    let at_count = c.offset();
     let count = match c.take(4, path)? {
-        Some(s) => le32(s, 0),
+        Some(s) => {
+            hasher.update(s);
+            le32(s, 0)
+        }
         None => return Err(eof(c.base + c.end as u64, "the process count")),
     };
+    let most = h.distinct_pages + EXTRA_PROCESSES;
+    if count as u64 > most {
+        return Err(Error::format(
+            path,
+            Position::Byte(at_count),
+            format!("expected at most {most} processes in the process table (one per distinct page, plus {EXTRA_PROCESSES}), found a count of {count}"),
+        ));
+    }
     let mut procs = Vec::with_capacity((count as usize).min(1024));
     for i in 0..count {
         let at_p = c.offset();
         let (pid, len) = match c.take(6, path)? {
-            Some(s) => (le32(s, 0), u16::from_le_bytes([s[4], s[5]]) as usize),
-            None => return Err(eof(c.base + c.end as u64, &format!("entry {i} of {count}"))),
+            Some(s) => {
+                hasher.update(s);
+                (le32(s, 0), u16::from_le_bytes([s[4], s[5]]) as usize)
+            }
+            None => return Err(eof(c.base + c.end as u64, &format!("process table entry {i} of {count}"))),
         };
         let name = match c.take(len, path)? {
-            Some(s) => s.to_vec(),
-            None => return Err(eof(c.base + c.end as u64, &format!("the {len}-byte name of entry {i} of {count}"))),
+            Some(s) => {
+                hasher.update(s);
+                s.to_vec()
+            }
+            None => return Err(eof(c.base + c.end as u64, &format!("the {len}-byte name of process table entry {i} of {count}"))),
         };
         let name = String::from_utf8(name).map_err(|_| {
             Error::format(path, Position::Byte(at_p + 6), format!("expected a UTF-8 process name for pid {pid}, found invalid bytes"))
         })?;
         procs.push((pid, name));
     }
-    if !c.at_end(path)? {
-        return Err(Error::format(path, Position::Byte(c.offset()), "expected the end of the file after the process table, found more data"));
+    let mut block_crcs = Vec::new();
+    if h.version >= 2 {
+        let at_blocks = c.offset();
+        let blocks = match c.take(4, path)? {
+            Some(s) => {
+                hasher.update(s);
+                le32(s, 0) as u64
+            }
+            None => return Err(eof(c.base + c.end as u64, "the number of body checksums")),
+        };
+        let want = blocks_of(h.body_len());
+        if blocks != want {
+            return Err(Error::format(
+                path,
+                Position::Byte(at_blocks),
+                format!("expected {want} body checksums (one per {BLOCK}-byte block of the {}-byte body), found a count of {blocks}", h.body_len()),
+            ));
+        }
+        block_crcs.reserve(blocks.min(1 << 16) as usize);
+        for i in 0..blocks {
+            match c.take(4, path)? {
+                Some(s) => {
+                    hasher.update(s);
+                    block_crcs.push(le32(s, 0));
+                }
+                None => return Err(eof(c.base + c.end as u64, &format!("body checksum {i} of {blocks}"))),
+            }
+        }
+        let at_crc = c.offset();
+        let stored = match c.take(4, path)? {
+            Some(s) => le32(s, 0),
+            None => return Err(eof(c.base + c.end as u64, "the CRC-32 of the header and trailer at the end")),
+        };
+        let computed = hasher.finalize();
+        if stored != computed {
+            return Err(Error::format(
+                path,
+                Position::Byte(at_crc),
+                format!("expected the header and the trailer to match their CRC-32 {stored:#010x} stored at the end of the file, computed {computed:#010x}: the file is corrupt"),
+            ));
+        }
+        if let Some(rec) = recorded {
+            for (i, (&stored, &computed)) in block_crcs.iter().zip(rec).enumerate() {
+                if stored != computed {
+                    let start = HEADER_LEN as u64 + i as u64 * BLOCK as u64;
+                    let len = (h.trailer_offset - start).min(BLOCK as u64);
+                    let m = mismatch(i as u64, start, len, stored, computed);
+                    return Err(Error::format(path, Position::Byte(m.offset), m.message));
+                }
+            }
+            if rec.len() != block_crcs.len() {
+                return Err(Error::format(
+                    path,
+                    Position::Byte(h.trailer_offset),
+                    format!("expected a body of {} bytes ({} checksummed blocks), read {} blocks", h.body_len(), block_crcs.len(), rec.len()),
+                ));
+            }
+        }
     }
-    Ok(procs)
+    if !c.at_end(path)? {
+        return Err(Error::format(path, Position::Byte(c.offset()), "expected the end of the file after the trailer, found more data"));
+    }
+    Ok(Trailer { processes: procs, block_crcs })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,6 +275,10 @@ pub(crate) struct PagelabSource {
     pids: Option<PidSet>,
     /// Whole-file zstd around a compressed body: the outer stream, for the process table.
     outer: Option<Shared>,
+    /// The header as read (version 2 checksums it with the trailer).
+    header_raw: [u8; HEADER_LEN],
+    /// Whole-file zstd, version 2: the CRCs of the body's blocks as they streamed by.
+    recorded: Option<Arc<Mutex<Vec<u32>>>>,
 }
 
 /// A reader shared between the body's decoder and the process-table reader.
@@ -204,6 +311,7 @@ enum RecErr {
     Tag(u8),
     Id(u32),
     Repeat,
+    /// A first touch beyond the header's distinct_pages.
     TooManyIds,
 }
 
@@ -224,6 +332,7 @@ fn decode(
     batch: &mut RefBatch,
     pids: &mut Option<PidSet>,
     procs: &mut Vec<(u32, String)>,
+    max_ids: u64,
 ) -> std::result::Result<(usize, u32), RecErr> {
     let tag = d[p];
     if tag & TAG_UNUSED != 0 || tag & TAG_KIND == 3 {
@@ -240,7 +349,9 @@ fn decode(
         let pid = le32(d, p);
         let page = le64(d, p + 4);
         p += 12;
-        if table.len() > u32::MAX as usize {
+        // checked as it is read: a body of first touches beyond the header's count
+        // would otherwise grow the table without bound before the end says so
+        if table.len() as u64 >= max_ids {
             return Err(RecErr::TooManyIds);
         }
         id = table.len() as u32;
@@ -305,21 +416,27 @@ impl PagelabSource {
         f.seek(SeekFrom::Start(header.trailer_offset)).map_err(|e| Error::io(path, e))?;
         let tf = f.try_clone().map_err(|e| Error::io(path, e))?;
         let mut tc = Chunks::new(Box::new(tf), header.trailer_offset, false, 4096);
-        let processes = parse_trailer(path, &mut tc)?;
-        // body
+        let trailer = parse_trailer(path, &mut tc, &header, &hb, None)?;
+        let processes = trailer.processes;
+        // body: in version 2 each block is verified before it is parsed
         f.seek(SeekFrom::Start(HEADER_LEN as u64)).map_err(|e| Error::io(path, e))?;
-        let body = f.take(header.trailer_offset - HEADER_LEN as u64);
+        let take = f.take(header.body_len());
+        let body: Box<dyn Read + Send> = if header.version >= 2 {
+            Box::new(BlockCheck::verifying(take, HEADER_LEN as u64, header.body_len(), trailer.block_crcs))
+        } else {
+            Box::new(take)
+        };
         let compressed = header.flags & FLAG_ZSTD != 0;
         let r: Box<dyn Read + Send> = if compressed {
             Box::new(zstd::stream::read::Decoder::new(body).map_err(|e| Error::io(path, e))?)
         } else {
-            Box::new(body)
+            body
         };
         let chunks = Chunks::new(r, HEADER_LEN as u64, compressed, CHUNK);
         let body_len = header.trailer_offset - HEADER_LEN as u64;
         // a raw body holds at least 5 bytes per id; do not trust the header for sizes
         let cap = if compressed { header.distinct_pages.min(1 << 20) } else { header.distinct_pages.min(body_len / 13 + 1) };
-        Ok(Self::new(path, header, chunks, processes, cap as usize, false, None))
+        Ok(Self::new(path, header, hb, chunks, processes, cap as usize, false, None))
     }
 
     fn open_whole_zstd(path: &Path, f: File) -> Result<PagelabSource> {
@@ -330,26 +447,45 @@ impl PagelabSource {
         let got = read_up_to(&mut dec, &mut hb).map_err(|e| read_error(path, true, Position::Byte(0), e))?;
         let header = parse_header(path, &hb[..got])?;
         let mut outer = None;
+        let mut recorded = None;
+        // version 2: the body's block CRCs are recorded as it streams, and compared with
+        // the trailer's table at the end (the zstd frame's own checksum covers it too)
+        let body_len = header.body_len();
+        let v2 = header.version >= 2;
         let (r, trailer_in_stream): (Box<dyn Read + Send>, bool) = if header.flags & FLAG_ZSTD != 0 {
             // zstd around a compressed body: the body's decoder reads from the shared outer
             // stream, which then goes on with the process table
             let shared = Shared(Arc::new(Mutex::new(Box::new(dec))));
             outer = Some(shared.clone());
-            let inner = shared.take(header.trailer_offset - HEADER_LEN as u64);
+            let inner = shared.take(body_len);
+            let inner: Box<dyn Read + Send> = if v2 {
+                let (check, rec) = BlockCheck::recording(inner, HEADER_LEN as u64, body_len);
+                recorded = Some(rec);
+                Box::new(check)
+            } else {
+                Box::new(inner)
+            };
             (Box::new(zstd::stream::read::Decoder::new(inner).map_err(|e| Error::io(path, e))?), false)
+        } else if v2 {
+            let (check, rec) = BlockCheck::recording(dec, HEADER_LEN as u64, body_len);
+            recorded = Some(rec);
+            (Box::new(check), true)
         } else {
             (Box::new(dec), true)
         };
         let chunks = Chunks::new(r, HEADER_LEN as u64, true, CHUNK);
         let cap = header.distinct_pages.min(1 << 20) as usize;
-        let mut src = Self::new(path, header, chunks, Vec::new(), cap, trailer_in_stream, Some(PidSet::default()));
+        let mut src = Self::new(path, header, hb, chunks, Vec::new(), cap, trailer_in_stream, Some(PidSet::default()));
         src.outer = outer;
+        src.recorded = recorded;
         Ok(src)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn new(
         path: &Path,
         header: Header,
+        header_raw: [u8; HEADER_LEN],
         chunks: Chunks,
         processes: Vec<(u32, String)>,
         cap: usize,
@@ -373,6 +509,8 @@ impl PagelabSource {
             trailer_in_stream,
             pids,
             outer: None,
+            header_raw,
+            recorded: None,
         }
     }
 
@@ -388,7 +526,10 @@ impl PagelabSource {
                 self.table.len()
             ),
             RecErr::Repeat => format!("expected a repeat count of at least 1 in record {k} of {m}, found 0"),
-            RecErr::TooManyIds => format!("record {k} of {m} would assign more than 2^32 page ids"),
+            RecErr::TooManyIds => format!(
+                "expected at most {} distinct pages as the header says, found a first touch of one more in record {k} of {m}",
+                self.header.distinct_pages
+            ),
         };
         Error::format(&self.path, Position::Byte(at), msg)
     }
@@ -429,7 +570,7 @@ impl PagelabSource {
                             continue;
                         }
                     }
-                    match decode(d, p, &mut self.table, batch, &mut self.pids, &mut self.meta.processes) {
+                    match decode(d, p, &mut self.table, batch, &mut self.pids, &mut self.meta.processes, self.header.distinct_pages) {
                         Ok((q, r)) => {
                             p = q;
                             refs += r as u64;
@@ -475,7 +616,7 @@ impl PagelabSource {
                 }
                 let c = &mut self.chunks;
                 let d = &c.buf[c.pos..c.end];
-                match decode(d, 0, &mut self.table, batch, &mut self.pids, &mut self.meta.processes) {
+                match decode(d, 0, &mut self.table, batch, &mut self.pids, &mut self.meta.processes, self.header.distinct_pages) {
                     Ok((q, r)) => {
                         c.pos += q;
                         self.references += r as u64;
@@ -489,12 +630,22 @@ impl PagelabSource {
         Ok(())
     }
 
+    /// The CRCs of the body's blocks recorded while it streamed (whole-file zstd).
+    fn recorded_crcs(&self) -> Option<Vec<u32>> {
+        self.recorded.as_ref().map(|r| r.lock().map(|v| v.clone()).unwrap_or_default())
+    }
+
     /// Keeps the order of first appearance, takes the names from the process table.
     fn merge_names(&mut self, procs: Vec<(u32, String)>) {
+        let mut index: rustc_hash::FxHashMap<u32, usize> =
+            self.meta.processes.iter().enumerate().map(|(i, (p, _))| (*p, i)).collect();
         for (pid, name) in procs {
-            match self.meta.processes.iter_mut().find(|(p, _)| *p == pid) {
-                Some(e) => e.1 = name,
-                None => self.meta.processes.push((pid, name)),
+            match index.get(&pid) {
+                Some(&i) => self.meta.processes[i].1 = name,
+                None => {
+                    index.insert(pid, self.meta.processes.len());
+                    self.meta.processes.push((pid, name));
+                }
             }
         }
     }
@@ -511,8 +662,9 @@ impl PagelabSource {
                     format!("expected the process table at byte {} after {} records, found more data", h.trailer_offset, h.records),
                 ));
             }
-            let procs = parse_trailer(&path, &mut self.chunks)?;
-            self.merge_names(procs);
+            let recorded = self.recorded_crcs();
+            let trailer = parse_trailer(&path, &mut self.chunks, &h, &self.header_raw, recorded.as_deref())?;
+            self.merge_names(trailer.processes);
         } else if !self.chunks.at_end(&path)? {
             return Err(Error::format(
                 &path,
@@ -521,8 +673,9 @@ impl PagelabSource {
             ));
         } else if let Some(outer) = self.outer.take() {
             let mut c = Chunks::new(Box::new(outer), h.trailer_offset, true, 4096);
-            let procs = parse_trailer(&path, &mut c)?;
-            self.merge_names(procs);
+            let recorded = self.recorded_crcs();
+            let trailer = parse_trailer(&path, &mut c, &h, &self.header_raw, recorded.as_deref())?;
+            self.merge_names(trailer.processes);
         }
         if self.references != h.references {
             return Err(Error::format(
@@ -588,9 +741,9 @@ pub(crate) fn open(path: &Path, page_size: Option<u64>) -> Result<Box<dyn RefSou
     }
 }
 
-/// Writer of pagelab binary traces.
+/// Writer of pagelab binary traces (version 2: with the body's block checksums).
 pub(crate) struct PagelabWriter {
-    sink: Sink,
+    sink: Sink<BlockCrcWriter<io::BufWriter<File>>>,
     path: PathBuf,
     buf: Vec<u8>,
     header: Header,
@@ -602,6 +755,7 @@ pub(crate) struct PagelabWriter {
 impl PagelabWriter {
     pub fn new(mut file: File, out: &Path, page_size: u64, compress: bool) -> Result<PagelabWriter> {
         let header = Header {
+            version: VERSION,
             flags: if compress { FLAG_ZSTD } else { 0 },
             page_size,
             records: u64::MAX,
@@ -610,7 +764,8 @@ impl PagelabWriter {
             trailer_offset: 0,
         };
         file.write_all(&header_bytes(&header)).map_err(|e| Error::io(out, e))?;
-        let sink = Sink::new(file, compress).map_err(|e| Error::io(out, e))?;
+        let body = BlockCrcWriter::new(io::BufWriter::with_capacity(1 << 20, file));
+        let sink = Sink::over(body, compress).map_err(|e| Error::io(out, e))?;
         Ok(PagelabWriter {
             sink,
             path: out.to_path_buf(),
@@ -679,7 +834,8 @@ impl TraceWriter for PagelabWriter {
         let path = me.path.clone();
         let io = |e| Error::io(&path, e);
         me.sink.write_all(&me.buf).map_err(io)?;
-        let mut file = me.sink.finish().map_err(io)?;
+        let (body, block_crcs) = me.sink.finish_inner().map_err(io)?.finish();
+        let mut file = body.into_inner().map_err(|e| io(e.into_error()))?;
         let mut h = me.header;
         h.distinct_pages = me.assigned;
         h.trailer_offset = file.stream_position().map_err(io)?;
@@ -705,9 +861,22 @@ impl TraceWriter for PagelabWriter {
             t.extend_from_slice(&(end as u16).to_le_bytes());
             t.extend_from_slice(&name.as_bytes()[..end]);
         }
+        // version 2: the body's block checksums, then the CRC-32 of header and trailer
+        debug_assert_eq!(block_crcs.len() as u64, blocks_of(h.trailer_offset - HEADER_LEN as u64));
+        let blocks = u32::try_from(block_crcs.len())
+            .map_err(|_| Error::invalid("output", format!("{}: a body of more than 2^32 blocks of {BLOCK} bytes", path.display())))?;
+        t.extend_from_slice(&blocks.to_le_bytes());
+        for crc in &block_crcs {
+            t.extend_from_slice(&crc.to_le_bytes());
+        }
+        let hb = header_bytes(&h);
+        let mut hasher = crc32fast::Hasher::new();
+        hasher.update(&hb);
+        hasher.update(&t);
+        t.extend_from_slice(&hasher.finalize().to_le_bytes());
         file.write_all(&t).map_err(io)?;
         file.seek(SeekFrom::Start(0)).map_err(io)?;
-        file.write_all(&header_bytes(&h)).map_err(io)?;
+        file.write_all(&hb).map_err(io)?;
         file.flush().map_err(io)?;
         Ok(h.records)
     }

@@ -32,6 +32,14 @@ impl VecSource {
         }
     }
 
+    /// Names process `pid` (as a trace's process table would).
+    pub fn set_process_name(&mut self, pid: u32, name: &str) {
+        match self.meta.processes.iter_mut().find(|(p, _)| *p == pid) {
+            Some(e) => e.1 = name.to_string(),
+            None => self.meta.processes.push((pid, name.to_string())),
+        }
+    }
+
     /// Convenience: single-process reads of the given page numbers.
     pub fn from_pages(pages: &[u64]) -> Self {
         let refs = pages

@@ -82,15 +82,25 @@ impl Drop for AtomicOut {
     }
 }
 
-/// A byte sink that is either the plain file or a zstd stream (with checksum) over it.
-pub(crate) enum Sink {
-    Raw(io::BufWriter<File>),
-    Zstd(zstd::stream::write::Encoder<'static, io::BufWriter<File>>),
+/// A byte sink that is either the plain writer or a zstd stream (with checksum) over it.
+pub(crate) enum Sink<W: Write = io::BufWriter<File>> {
+    Raw(W),
+    Zstd(zstd::stream::write::Encoder<'static, W>),
 }
 
 impl Sink {
     pub fn new(file: File, compress: bool) -> io::Result<Sink> {
-        let w = io::BufWriter::with_capacity(1 << 20, file);
+        Sink::over(io::BufWriter::with_capacity(1 << 20, file), compress)
+    }
+
+    /// Ends the zstd frame if any, flushes, and returns the file.
+    pub fn finish(self) -> io::Result<File> {
+        self.finish_inner()?.into_inner().map_err(|e| e.into_error())
+    }
+}
+
+impl<W: Write> Sink<W> {
+    pub fn over(w: W, compress: bool) -> io::Result<Sink<W>> {
         if compress {
             let mut enc = zstd::stream::write::Encoder::new(w, 3)?;
             enc.include_checksum(true)?;
@@ -107,13 +117,12 @@ impl Sink {
         }
     }
 
-    /// Ends the zstd frame if any, flushes, and returns the file.
-    pub fn finish(self) -> io::Result<File> {
-        let w = match self {
-            Sink::Raw(w) => w,
-            Sink::Zstd(enc) => enc.finish()?,
-        };
-        w.into_inner().map_err(|e| e.into_error())
+    /// Ends the zstd frame if any and returns the writer underneath.
+    pub fn finish_inner(self) -> io::Result<W> {
+        match self {
+            Sink::Raw(w) => Ok(w),
+            Sink::Zstd(enc) => enc.finish(),
+        }
     }
 }
 
