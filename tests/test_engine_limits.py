@@ -149,3 +149,24 @@ def test_a_huge_text_line_is_an_error_at_its_line(tmp_path):
     r = run_cli("trace", "info", lackey)
     assert_user_error(r, "big.lackey", "line 2", "at most 4096 bytes")
 
+
+def test_a_huge_repeat_is_refused_for_oracle_output_with_no_file_left(tmp_path):
+    rep = tmp_path / "rep.csv"
+    rep.write_text("pid,page,kind,repeat\n0,1,r,4294967295\n")  # 38 bytes
+    r = run_cli("trace", "convert", rep, tmp_path / "out.oracleGeneral")
+    assert_user_error(r, "out.oracleGeneral", "expected at most 1073741824 references", "repeats 4294967295 times")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rep.csv"]
+
+
+def test_oracle_output_of_repeats_matches_the_expanded_stream(tmp_path):
+    rep = tmp_path / "rep.csv"
+    rep.write_text("pid,page,kind,repeat\n0,1,r,3\n0,2,r,2\n0,1,w,1\n0,3,r,4\n0,2,r,1\n")
+    out = tmp_path / "out.oracleGeneral"
+    r = run_cli("trace", "convert", rep, out)
+    assert r.code == 0, r.err
+    data = out.read_bytes()
+    got = [(int.from_bytes(data[i:i + 4], "little"), int.from_bytes(data[i + 4:i + 12], "little"),
+            int.from_bytes(data[i + 16:i + 24], "little", signed=True)) for i in range(0, len(data), 24)]
+    pages = [1, 1, 1, 2, 2, 1, 3, 3, 3, 3, 2]
+    expect = [(i, p, next((j for j in range(i + 1, len(pages)) if pages[j] == p), -1)) for i, p in enumerate(pages)]
+    assert got == expect
