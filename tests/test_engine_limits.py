@@ -170,3 +170,13 @@ def test_oracle_output_of_repeats_matches_the_expanded_stream(tmp_path):
     pages = [1, 1, 1, 2, 2, 1, 3, 3, 3, 3, 2]
     expect = [(i, p, next((j for j in range(i + 1, len(pages)) if pages[j] == p), -1)) for i, p in enumerate(pages)]
     assert got == expect
+
+
+def test_numa_costs_that_overflow_the_clock_are_refused(tmp_path):
+    # local_ns = 1e30 made the run hang on wrapped times
+    path = tmp_path / "numa.toml"
+    path.write_text('[numa]\npage_size = 2048\nlocal_ns = 1e30\n[numa.workload]\nname = "vecmat"\n'
+                    'params = { n = 64, procs = 4, repeat = 2 }\n')
+    r = run_cli("run", path, "--out", tmp_path / "out", timeout=60)
+    assert_user_error(r, "numa.toml", "numa.local_ns", "one simulated day")
+    assert not (tmp_path / "out").exists()

@@ -165,6 +165,25 @@ impl NumaConfig {
         if !(self.remote_factor.is_finite() && self.remote_factor >= 1.0) {
             return Err(Error::invalid("numa.remote_factor", format!("expected a number >= 1, got {}", self.remote_factor)));
         }
+        // every cost of one event at most one simulated day, as in the timed system
+        // (docs/system-config.md, Limits): the clock counts nanoseconds in 64 bits
+        let day = crate::system::config::MAX_DURATION_NS;
+        let show = crate::system::config::show;
+        for (key, ns) in [
+            ("numa.local_ns", self.local_ns),
+            ("numa.remote_factor", self.local_ns() * self.remote_factor),
+            ("numa.block_us", self.block_us * 1e3),
+            ("numa.examine_ns", self.examine_ns),
+            ("numa.copy_ns_per_byte", self.copy_ns_per_byte * self.page_size as f64),
+            ("numa.pte_update_ns", self.pte_update_ns * u16::MAX as f64),
+        ] {
+            if ns > day {
+                return Err(Error::invalid(
+                    key,
+                    format!("expected costs of at most one simulated day ({} ns) per access, daemon pass, examination or migration (of a page, with up to 65535 nodes), got {} ns", show(day), show(ns)),
+                ));
+            }
+        }
         if self.migration == Migration::Daemons && !(1..=64).contains(&self.daemons) {
             return Err(Error::invalid("numa.daemons", format!("expected 1 to 64 daemons, got {}", self.daemons)));
         }

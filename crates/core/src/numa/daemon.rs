@@ -67,12 +67,12 @@ impl Daemon {
     pub fn step(&mut self, pages: &mut Pages) {
         match self.phase {
             Phase::Blocked => {
-                self.time += self.block_ns;
+                self.time = self.time.saturating_add(self.block_ns);
                 self.stats.passes += 1;
                 self.phase = if self.first < self.end { Phase::Examine { page: self.first, node: 0 } } else { Phase::Blocked };
                 if self.first >= self.end {
                     // nothing to examine: a pass is its blocking alone (at least 1 ns)
-                    self.time += 1;
+                    self.time = self.time.saturating_add(1);
                 }
             }
             Phase::Examine { page, node } => {

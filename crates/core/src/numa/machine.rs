@@ -59,6 +59,13 @@ struct Proc {
     done: bool,
 }
 
+use crate::system::machine::MAX_SIM_NS;
+
+/// A processor's clock past 2^63 ns: an error, never a wrapped time.
+fn clock_overflow(processor: usize) -> Error {
+    Error::invalid("numa", format!("simulated time exceeds 2^63 ns (292 years) on processor {processor}: expected costs that keep the run representable"))
+}
+
 /// Runs `cfg`; `progress(references done)` is called every million references.
 pub fn run_numa(cfg: &NumaConfig, progress: Progress) -> Result<NumaResult> {
     cfg.validate()?;
@@ -153,6 +160,9 @@ pub fn run_numa(cfg: &NumaConfig, progress: Progress) -> Result<NumaResult> {
         }
         if foresight && pages.node_of[page] as usize != who {
             p.time = pages.lock_all(page, p.time, migrate_ns);
+            if p.time > MAX_SIM_NS {
+                return Err(clock_overflow(who));
+            }
             pages.node_of[page] = who as u16;
             foresight_migrations += 1;
         }
@@ -161,6 +171,9 @@ pub fn run_numa(cfg: &NumaConfig, progress: Progress) -> Result<NumaResult> {
         lock_wait += start - p.time;
         pages.touch(page, who);
         p.time = end;
+        if end > MAX_SIM_NS {
+            return Err(clock_overflow(who));
+        }
         if is_local {
             local_refs += 1;
         } else {

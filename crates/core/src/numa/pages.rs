@@ -63,8 +63,10 @@ impl Pages {
     pub fn lock_all(&mut self, page: usize, now: u64, hold: u64) -> u64 {
         let copies = &mut self.locked_until[page * self.nodes..(page + 1) * self.nodes];
         let start = copies.iter().copied().fold(now, u64::max);
-        copies.iter_mut().for_each(|c| *c = start + hold);
-        start + hold
+        // saturating: the machine turns a time past its limit into an error
+        let end = start.saturating_add(hold);
+        copies.iter_mut().for_each(|c| *c = end);
+        end
     }
 
     /// Locks copy `(page, node)` from `now` for `hold` ns; returns (start, end).
@@ -72,8 +74,9 @@ impl Pages {
     pub fn lock_one(&mut self, page: usize, node: usize, now: u64, hold: u64) -> (u64, u64) {
         let c = &mut self.locked_until[page * self.nodes + node];
         let start = now.max(*c);
-        *c = start + hold;
-        (start, start + hold)
+        let end = start.saturating_add(hold);
+        *c = end;
+        (start, end)
     }
 }
 

@@ -118,3 +118,27 @@ fn configuration_errors_name_the_key() {
     cfg.workload.name = "nosuch".into();
     assert!(run_numa(&cfg, &mut |_| true).unwrap_err().to_string().contains("nosuch"));
 }
+
+/// Issue 20: costs whose nanoseconds cannot be represented are refused naming the key
+/// (local_ns = 1e30 made the run hang on wrapped times); the clock is checked.
+#[test]
+fn absurd_costs_are_refused_and_the_clock_is_checked() {
+    use crate::numa::NumaConfig;
+    let with = |extra: &str| NumaConfig::from_json(&format!(r#"{{"page_size": 2048, {extra} "workload": {{"name": "vecmat", "params": {{"n": 64, "procs": 4, "repeat": 2}}}}}}"#));
+    for (extra, key) in [
+        (r#""local_ns": 1e30,"#, "numa.local_ns"),
+        (r#""local_ns": 1e13, "remote_factor": 100,"#, "numa.remote_factor"),
+        (r#""block_us": 1e30,"#, "numa.block_us"),
+        (r#""examine_ns": 1e15,"#, "numa.examine_ns"),
+        (r#""copy_ns_per_byte": 1e30,"#, "numa.copy_ns_per_byte"),
+        (r#""pte_update_ns": 1e12,"#, "numa.pte_update_ns"),
+    ] {
+        let e = with(extra).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{key}: expected costs of at most one simulated day")), "{extra}: {e}");
+    }
+    // a day per access (allowed) over more references than 2^63 ns hold
+    let big = r#"{"page_size": 2048, "local_ns": 86400e9, "remote_factor": 1, "workload": {"name": "vecmat", "params": {"n": 256, "procs": 4, "repeat": 20}}}"#;
+    let cfg = NumaConfig::from_json(big).unwrap();
+    let e = crate::numa::run_numa(&cfg, &mut |_| true).unwrap_err().to_string();
+    assert!(e.starts_with("numa: simulated time exceeds 2^63 ns"), "{e}");
+}
