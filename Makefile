@@ -11,7 +11,7 @@ SHELL     := bash
 .SHELLFLAGS := -eo pipefail -c
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup build demo test test-rust test-python bench clean
+.PHONY: all setup build demo test test-rust test-python bench clean fuzz
 
 all: build
 
@@ -50,6 +50,23 @@ test-python: build
 bench: build
 	$(CARGO) bench -p pagelab-core
 	$(VENV)/bin/pagelab bench
+
+# Fuzzing of the trace readers and the configuration parser (docs/fuzzing.md): each
+# target FUZZ_SECONDS (default 60); crashes land in fuzz/artifacts/TARGET/. Not part of
+# `make test`. cargo-fuzz needs a nightly compiler: rustup's nightly if installed, else
+# the stable one with RUSTC_BOOTSTRAP=1 (which lets it take the -Z flags).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= pagelab_raw pagelab_zstd csv lackey oracle system_config
+FUZZ_TOOLCHAIN := $(shell rustup toolchain list 2>/dev/null | grep -q '^nightly' && echo +nightly)
+FUZZ_ENV := $(if $(FUZZ_TOOLCHAIN),,RUSTC_BOOTSTRAP=1)
+
+fuzz:
+	@command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+	  mkdir -p corpus/$$t && \
+	  $(FUZZ_ENV) $(CARGO) $(FUZZ_TOOLCHAIN) fuzz run $$t corpus/$$t seeds/$$t -- \
+	    -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 || exit 1; \
+	done
 
 clean:
 	rm -rf $(VENV) target results
