@@ -5,8 +5,11 @@ VENV      := .venv
 PY        := $(VENV)/bin/python
 PIP       := $(VENV)/bin/pip
 DEPS      := $(VENV)/.deps-installed
-PY_DEPS   := maturin numpy pandas pyarrow matplotlib rich pytest dask distributed
+# the build tool; the package's own dependencies (and its test extra) come from
+# pyproject.toml, installed by `maturin develop --extras test`
+MATURIN   := "maturin>=1.5,<2"
 CARGO     ?= cargo
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 SHELL     := bash
 .SHELLFLAGS := -eo pipefail -c
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -28,13 +31,17 @@ $(VENV)/.system-tools:
 $(DEPS): pyproject.toml $(VENV)/.system-tools
 	python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q $(PY_DEPS)
+	$(PIP) install -q $(MATURIN)
 	@touch $@
 
-# The engine and the bindings, installed into the virtual environment (editable).
+# The engine and the bindings, built once (release) and installed into the virtual
+# environment in editable mode with pagelab's dependencies and its test extra. The
+# wheel test (tests/test_wheel.py) and `cargo test --release` reuse this build's
+# compiled dependencies in target/.
 build: $(DEPS)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH \
-	  $(VENV)/bin/maturin develop --release --quiet 2>&1 | { grep -v "^Requirement already satisfied" || true; }
+	  $(VENV)/bin/maturin develop --release --extras test --quiet 2>&1 \
+	  | { grep -v "^Requirement already satisfied\|^Ignoring " || true; }
 
 demo: build
 	$(VENV)/bin/pagelab demo --out results/demo
@@ -44,11 +51,14 @@ test: build test-rust test-python
 test-rust:
 	$(CARGO) test --release -p pagelab-core
 
+# every core: pytest-xdist, one worker per core; a test module's fixtures stay on one
+# worker (--dist loadscope), so module-scoped runs (the wheel, the quick reproductions)
+# happen once
 test-python: build
-	$(VENV)/bin/pytest -q tests
+	$(VENV)/bin/pytest -q -n $(JOBS) --dist loadscope tests
 
 bench: build
-	$(CARGO) bench -p pagelab-core
+	$(CARGO) bench -p pagelab-bench
 	$(VENV)/bin/pagelab bench
 
 # Fuzzing of the trace readers and the configuration parser (docs/fuzzing.md): each

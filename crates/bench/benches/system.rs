@@ -1,6 +1,6 @@
 //! Timed-system throughput: page touches per second of wall time on the two-process
 //! experiment of token-ordered-lru.txt (LU-1/LU-2, n = 300, half the memory they need),
-//! one machine run without the dedicated runs. `cargo bench -p pagelab-core --bench system`.
+//! one machine run without the dedicated runs. `cargo bench -p pagelab-bench --bench system`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use pagelab_core::system::config::{SystemConfig, TokenPolicyKind};

@@ -1,6 +1,6 @@
 //! Replay throughput on the foundation issue's benchmark trace: Zipf(1.0) references
 //! over 750,000 pages, read from a pagelab trace file, single simulation per run.
-//! `cargo bench -p pagelab-core` (PAGELAB_BENCH_REFS overrides the 10M references).
+//! `cargo bench -p pagelab-bench` (PAGELAB_BENCH_REFS overrides the 10M references).
 //! Throughput is reported in references per second.
 
 use std::path::PathBuf;

@@ -1,0 +1,1 @@
+//! Benchmarks only: see benches/. (A library target so that cargo accepts the crate.)
