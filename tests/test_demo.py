@@ -18,6 +18,8 @@ def test_demo(tmp_path):
             opt = w["faults"]["opt"][str(f)]
             assert all(w["faults"][p][str(f)] >= opt for p in w["faults"])
     assert (out / "mrc.png").stat().st_size > 1000
+    svg = (out / "mrc.svg").read_text()  # every workload's curve is in the combined figure
+    assert all(w["workload"] in svg for w in summary["workloads"]), [w["workload"] for w in summary["workloads"]]
     assert (out / "replay.csv").read_text().startswith("source,policy,frames")
     # the timed-system part: Table 2 of token-ordered-lru.txt
     token = json.loads((out / "token-lru" / "summary.json").read_text())

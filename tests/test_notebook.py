@@ -101,3 +101,20 @@ def test_no_notebook_no_bar(monkeypatch):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
     assert not progress_module.in_notebook()
     assert not ProgressBar("x").enabled
+
+
+def test_bar_legend_never_covers_the_bars():
+    """Figure 13 of the predictive reproduction hid bar tops under its legend."""
+    import pandas as pd
+
+    from pagelab.gang_plots import draw_grouped_bars
+
+    df = pd.DataFrame([{"workload": w, "config": c, "v": 1.0} for w in "ABCDEFGH"
+                       for c in ("LRU", "EELRU", "OPT", "Last-static", "Last-dynamic")])
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = draw_grouped_bars(df, "v", "faults", "tall bars everywhere")
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    ax = fig.axes[0]
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert legend.x0 >= ax.get_window_extent(renderer).x1

@@ -56,6 +56,13 @@ def plot_grouped_bars(df, path, value: str, ylabel: str, title: str, group: str 
     """Bars of ``value`` by ``group`` (x) and ``series`` (one bar per series in a group);
     ``log`` for a logarithmic axis, ``reference`` draws a dashed line at that value;
     ``xlabel`` names the groups (default: the ``group`` column's name)."""
+    _save(draw_grouped_bars(df, value, ylabel, title, group, series, percent, log, reference, xlabel), path)
+
+
+def draw_grouped_bars(df, value: str, ylabel: str, title: str, group: str = "workload", series: str = "config",
+                      percent: bool = False, log: bool = False, reference: Optional[float] = None,
+                      xlabel: Optional[str] = None):
+    """The figure of :func:`plot_grouped_bars`, unsaved."""
     plt = _pyplot()
     groups = list(dict.fromkeys(df[group]))
     names = list(dict.fromkeys(df[series]))
@@ -83,5 +90,4 @@ def plot_grouped_bars(df, path, value: str, ylabel: str, title: str, group: str 
     ax.set_axisbelow(True)
     # beside the axes, not over them: a legend inside would hide the tops of bars
     ax.legend(frameon=False, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    _save(fig, path)
-    plt.close(fig)
+    return fig
