@@ -13,7 +13,7 @@ from conftest import assert_user_error, run_cli
 import pagelab
 from pagelab import _core, system
 from pagelab import reproduce_mclustering as mc
-from pagelab.experiment_plots import plot_clustering
+from pagelab.figures.memory import plot_clustering
 from pagelab.reproduce import EXPERIMENTS_DIR, experiment_kind, experiment_path
 
 PAPER = {  # sections 3.2 and 3.3, at 1.3, 1.5 and 1.7

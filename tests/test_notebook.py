@@ -107,7 +107,7 @@ def test_bar_legend_never_covers_the_bars():
     """Figure 13 of the predictive reproduction hid bar tops under its legend."""
     import pandas as pd
 
-    from pagelab.gang_plots import draw_grouped_bars
+    from pagelab.figures.bars import draw_grouped_bars
 
     df = pd.DataFrame([{"workload": w, "config": c, "v": 1.0} for w in "ABCDEFGH"
                        for c in ("LRU", "EELRU", "OPT", "Last-static", "Last-dynamic")])

@@ -19,7 +19,7 @@ import pytest
 from conftest import assert_user_error, run_cli
 
 from pagelab import report
-from pagelab.plots import _pyplot, _save
+from pagelab.figures.style import _pyplot, _save
 from pagelab.reproduce import EXPERIMENTS_DIR
 
 #: the quickest experiment with figures and paper_ columns (about 5 s with --quick)

@@ -17,7 +17,8 @@ from conftest import assert_user_error, run_cli
 import pagelab
 from pagelab import _core
 
-sweep_module = sys.modules["pagelab.sweep"]
+import pagelab.sweeps.spec as sweep_spec  # noqa: E402
+import pagelab.sweeps.store as sweep_store  # noqa: E402
 
 VENV_BIN = Path(sys.executable).parent
 DONE_LINE = re.compile(r"(\d+) points already done, (\d+) to run")
@@ -61,7 +62,7 @@ def stored_points(store: Path) -> list:
 
 
 def expected_hashes(spec: Path) -> list:
-    return sorted(p.hash for p in sweep_module.load_spec(spec).points())
+    return sorted(p.hash for p in sweep_spec.load_spec(spec).points())
 
 
 def check_store(store: Path, spec: Path, faults: dict) -> None:
@@ -229,7 +230,7 @@ def test_interrupted_sweep_resumes_and_reruns_corrupt_files(tmp_path):
     assert err.strip().splitlines()[-1] == "pagelab: interrupted", err
     done = stored_points(store)
     assert 4 <= len(done) < total, "the sweep ended before it could be interrupted"
-    store_obj = sweep_module.Store(store)
+    store_obj = sweep_store.Store(store)
     assert all(store_obj.read_point(h, delete_bad=False) is not None for h in done)  # only whole files
 
     # the same sweep again: only the missing points run
@@ -328,7 +329,7 @@ def test_bad_command_line(tmp_path):
 # ---------------------------------------------------------------- the spec
 
 def test_axes_product_zip_range_geometric(tmp_path):
-    spec = sweep_module.load_spec({
+    spec = sweep_spec.load_spec({
         "sweep": {"kind": "replay", "name": "grid"},
         "base": {"source": {"workload": "zipf", "params": {"pages": 100, "refs": 1000}}, "frames": 10},
         "axis": [
@@ -348,9 +349,9 @@ def test_axes_product_zip_range_geometric(tmp_path):
                                            "page_size": 4096},
                                 "policy": "opt", "frames": 10, "seed": 2}
     assert len({p.hash for p in points}) == 12
-    assert sweep_module._geometric_values({"start": 64, "stop": 4096, "count": 7}, "g", "k") == [
+    assert sweep_spec._geometric_values({"start": 64, "stop": 4096, "count": 7}, "g", "k") == [
         64, 128, 256, 512, 1024, 2048, 4096]
-    assert sweep_module._range_values({"start": 0.1, "stop": 0.5, "step": 0.1}, "r", "k") == [0.1, 0.2, 0.3, 0.4, 0.5]
+    assert sweep_spec._range_values({"start": 0.1, "stop": 0.5, "step": 0.1}, "r", "k") == [0.1, 0.2, 0.3, 0.4, 0.5]
 
 
 def test_point_hash_is_sha256_of_canonical_json_with_engine_version():
@@ -358,12 +359,12 @@ def test_point_hash_is_sha256_of_canonical_json_with_engine_version():
 
     config = {"source": {"workload": "scan", "params": {}, "page_size": 4096}, "policy": "lru", "frames": 4, "seed": 0}
     same = dict(reversed(list(config.items())))
-    assert sweep_module.point_hash("replay", config) == sweep_module.point_hash("replay", same)
+    assert sweep_spec.point_hash("replay", config) == sweep_spec.point_hash("replay", same)
     payload = {"config": config, "engine_version": _core.ENGINE_VERSION, "kind": "replay",
-               "store_format": sweep_module.STORE_FORMAT}
+               "store_format": sweep_spec.STORE_FORMAT}
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-    assert sweep_module.point_hash("replay", config) == hashlib.sha256(text.encode()).hexdigest()
-    assert sweep_module.point_hash("system", config) != sweep_module.point_hash("replay", config)
+    assert sweep_spec.point_hash("replay", config) == hashlib.sha256(text.encode()).hexdigest()
+    assert sweep_spec.point_hash("system", config) != sweep_spec.point_hash("replay", config)
 
 
 # ---------------------------------------------------------------- failures, results, the API
@@ -488,7 +489,7 @@ PASS_SOURCE = {"workload": "zipf", "params": {"pages": "300", "refs": "30000"}, 
 
 def alone(config: dict) -> list:
     """A point's rows from the public API, replayed by itself."""
-    from pagelab.sweep import REPLAY_COLUMNS
+    from pagelab.sweeps.points import REPLAY_COLUMNS
 
     src = pagelab.Workload("zipf", seed=config["seed"], pages=300, refs=30000)
     r = pagelab.replay(src, policy=config["policy"], frames=config["frames"], seed=config["seed"])
@@ -499,7 +500,7 @@ def test_a_pass_gives_each_point_its_rows_alone():
     """Points that differ only in memory sizes share one engine pass; each gets exactly
     the rows it gets replayed alone: its sizes in its order, repeats and all, a
     variable-size policy once, randomised and OPT alike."""
-    from pagelab.sweep import run_replay_pass
+    from pagelab.sweeps.points import run_replay_pass
 
     base = {"source": PASS_SOURCE, "seed": 3, "policy": ["lru", "opt", "ws:500", "random", "dp-approx"]}
     configs = [dict(base, frames=f) for f in (10, [40, 10], [25, 40, 25], 7, 299)]
@@ -512,14 +513,14 @@ def test_a_pass_gives_each_point_its_rows_alone():
 
 
 def _points(n: int, policy_of=lambda i: "lru") -> list:
-    from pagelab.sweep import Point
+    from pagelab.sweeps.spec import Point
 
     return [Point(i, f"{i:064x}", {"source": PASS_SOURCE, "seed": 0, "policy": policy_of(i), "frames": 10 + i},
                   {"frames": 10 + i}) for i in range(n)]
 
 
 def test_tasks_group_points_by_pass_and_mix_sizes():
-    from pagelab.sweep import _tasks
+    from pagelab.sweeps.executor import _tasks
 
     points = _points(64)
     tasks = _tasks(points, "replay", 2, None)
@@ -539,8 +540,7 @@ def test_a_large_store_is_merged_and_reads_the_same(tmp_path, monkeypatch):
     """A sweep that ends with MERGE_AT point files or more merges them into one file:
     resuming and `pagelab results` read the same rows from it; points added later stay
     loose beside it; a damaged merged file is never data: its points run again."""
-    sweep_module = sys.modules["pagelab.sweep"]
-    monkeypatch.setattr(sweep_module, "MERGE_AT", 5)
+    monkeypatch.setattr(sweep_store, "MERGE_AT", 5)
     spec = {"sweep": {"kind": "replay", "name": "merged"},
             "base": {"source": {"workload": "zipf", "params": {"pages": 60, "refs": 3000}}, "policy": ["lru", "opt"]},
             "axis": [{"key": "frames", "values": list(range(5, 45, 5))}, {"key": "seed", "values": [1, 2]}]}

@@ -11,7 +11,7 @@ from conftest import assert_user_error, run_cli
 
 import pagelab
 from pagelab import _core, system
-from pagelab.experiment_plots import plot_memory, plot_pair, plot_space_time, plot_space_time_pair
+from pagelab.figures.memory import plot_memory, plot_pair, plot_space_time, plot_space_time_pair
 from pagelab.reproduce import (EXPERIMENTS_DIR, experiment_path, fmt_pct, improved, load_experiment,
                                reduction_pct, scale_value, table2, table2_layout, table_csv_rows)
 
@@ -202,7 +202,7 @@ def test_plots_from_synthetic_result(tmp_path):
 
 
 def test_space_time_states():
-    from pagelab.experiment_plots import space_time_matrix
+    from pagelab.figures.memory import space_time_matrix
 
     entry = {"t_s": [1.0, 2.0], "pages_per_bucket": 4,
              "visited": [[4, 0, 0], [0, 0, 1]], "resident": [[0, 3, 0], [0, 0, 1]],

@@ -27,7 +27,7 @@ from .api import (
 )
 from .fault_analysis import fault_parameters
 from .system import SystemResult, load_config, run_system
-from .sweep import results, sweep
+from .sweeps import results, sweep
 
 from .version import build_info, package_version
 

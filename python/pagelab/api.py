@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
 from . import _core
 from ._core import PagelabError
 from .files import parent_dirs
-from .plots import draw_fault_curves, draw_mrc
+from .figures.curves import draw_fault_curves, draw_mrc
 
 KIND_NAMES = ("read", "write", "instruction")
 #: the engine's whole numbers are 64-bit unsigned

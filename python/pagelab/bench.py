@@ -31,7 +31,7 @@ def run_sweep_bench(refs: int, pages: int, policy: str, as_json: bool) -> int:
     import shutil
 
     from .console import print_table
-    from .sweep import sweep
+    from .sweeps import sweep
 
     ways = [("one after another, each alone", 0, 1), ("sweep here, in passes", 0, None),
             ("sweep, local cluster, one point a task", None, 1), ("sweep, local cluster, in passes", None, None)]

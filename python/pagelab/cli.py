@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from . import api
 from ._core import PagelabError
 from .console import print_table
-from .files import check_not_dangling
+from .files import atomic_path, check_not_dangling
 from .progress import ProgressBar
+from .sweeps import results as sweep_results
+from .sweeps import sweep as run_sweep
+from .sweeps.points import one_line
 from .version import version_line
 
 EXIT_USAGE = 2
@@ -239,7 +243,8 @@ def cmd_replay(args) -> int:
 
 def cmd_mrc(args) -> int:
     from .files import atomic_path
-    from .plots import check_figure_path, plot_mrc
+    from .figures.curves import plot_mrc
+    from .figures.style import check_figure_path
 
     out = args.output
     plot = args.plot or os.path.splitext(out)[0] + ".png"
@@ -329,15 +334,94 @@ def cmd_bench(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from .sweep import cli_sweep
+    """`pagelab sweep SPEC [--out DIR] [--scheduler ADDRESS] [--workers N]`."""
+    workers = None
+    if args.workers is not None:
+        try:
+            workers = int(args.workers)
+        except ValueError:
+            workers = -1
+        if workers < 0:
+            raise UsageError(f"--workers: expected a whole number from 0, got '{args.workers}'")
+        if args.scheduler:
+            raise UsageError("--workers: only applies to a local cluster (not with --scheduler)")
+    per_task = None
+    if args.points_per_task is not None:
+        try:
+            per_task = int(args.points_per_task)
+        except ValueError:
+            per_task = 0
+        if per_task < 1:
+            raise UsageError(f"--points-per-task: expected a positive whole number, got '{args.points_per_task}'")
 
-    return cli_sweep(args)
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    df = run_sweep(args.spec, out=args.out, scheduler=args.scheduler, workers=workers,
+               retry_failed=args.retry_failed, points_per_task=per_task, progress=args.progress, log=say)
+    a = df.attrs
+    if a["ran"]:
+        rate = a["ran"] / a["seconds"] if a["seconds"] > 0 else float("inf")
+        say(f"{a['name']}: ran {a['ran']} points in {a['seconds']:.1f} s ({rate:.2f} points/s), "
+            f"{a['failed_now']} failed")
+    say(f"results in {a['store']}/ ({a['points']} points, {a['failed']} failed): pagelab results {a['store']}")
+    if a["failed_now"]:
+        first = df[df["error"].notna()].iloc[0]
+        print(f"pagelab: warning: {a['failed_now']} points failed; the first: {first['point'][:12]}: {first['error']}",
+              file=sys.stderr)
+    return 0
 
 
 def cmd_results(args) -> int:
-    from .sweep import cli_results
+    """`pagelab results DIR [--csv FILE] [--parquet FILE]`."""
+    limit = parse_int(args.limit, "--limit") if args.limit is not None else 40
+    df = sweep_results(args.dir)
+    if args.csv:
+        with atomic_path(args.csv) as tmp:
+            df.to_csv(tmp, index=False)
+    if args.parquet:
+        try:
+            with atomic_path(args.parquet) as tmp:
+                df.to_parquet(tmp, index=False)
+        except (ValueError, TypeError) as err:
+            raise UsageError(f"--parquet: {args.parquet}: cannot write this table as Parquet ({one_line(err)})") from None
+    a = df.attrs
+    if a.get("unreadable"):
+        print(f"pagelab: warning: {a['unreadable']} unreadable files in {args.dir} skipped "
+              "(running the sweep again runs their points)", file=sys.stderr)
+    title = f"{a.get('name') or args.dir}: {a['points']} points, {a['failed']} failed, {len(df)} rows"
+    # columns with one value in every row go below the table, not in every row of it
+    same = [c for c in df.columns if len(df) > 1 and c not in ("point", "error", "seconds")
+            and df[c].astype(str).nunique(dropna=False) == 1]
+    shown = df.drop(columns=same)
+    if "error" in shown.columns and shown["error"].isna().all():
+        shown = shown.drop(columns=["error"])
+    if "point" in shown.columns:
+        shown = shown.assign(point=shown["point"].str[:12])
+    cells = [[_cell(v) for v in row] for row in shown.head(limit).itertuples(index=False)]
+    print_table(title, list(shown.columns), cells)
+    if same:
+        print("in every row: " + ", ".join(f"{c} = {_cell(df[c].iloc[0])}" for c in same))
+    if len(df) > limit:
+        print(f"... {len(df) - limit} more rows (--limit N shows more; --csv FILE or --parquet FILE writes them all)")
+    written = [f for f in (args.csv, args.parquet) if f]
+    if written:
+        print(f"wrote {len(df)} rows to {' and '.join(written)}")
+    return 0
 
-    return cli_results(args)
+
+def _cell(v: Any) -> str:
+    import numbers
+
+    if v is None or (isinstance(v, numbers.Real) and not isinstance(v, numbers.Integral) and math.isnan(v)):
+        return "-"
+    if isinstance(v, (bool, str)):
+        return str(v)
+    if isinstance(v, numbers.Integral):
+        return f"{int(v):,}" if abs(v) >= 10000 else str(int(v))
+    if isinstance(v, numbers.Real):
+        return f"{float(v):.4g}" if abs(v) < 1e6 else f"{float(v):,.0f}"
+    return str(v)
 
 
 def cmd_run(args) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import api
 from .files import output_dir, write_text
-from .plots import plot_fault_curves, plot_mrc
+from .figures.curves import plot_fault_curves, plot_mrc
 from .progress import ProgressBar
 from .version import build_info
 

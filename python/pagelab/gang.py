@@ -16,7 +16,7 @@ from typing import List, Optional
 from ._core import PagelabError
 from .api import html_table
 from .files import output_dir
-from .gang_plots import draw_paging_activity
+from .figures.bars import draw_paging_activity
 from .system import SystemResult
 from .version import build_info
 
@@ -144,7 +144,7 @@ def write_gang_outputs(result: GangResult, out: Path) -> list:
     """result.json, jobs.csv, mechanisms.csv, paging.csv and paging-activity.png into
     ``out``. Returns the file names written."""
     from .files import atomic_path, write_text
-    from .gang_plots import plot_paging_activity
+    from .figures.bars import plot_paging_activity
 
     out = Path(out)
     output_dir(out)

@@ -402,7 +402,7 @@ def write_outputs(out: Path, summary: dict, table_rows: List[dict], runs: dict, 
 def run_token_lru(path: Path, out_dir: Optional[str], quick: bool = False, progress=None) -> int:
     """token-ordered-lru.txt section 6 (Table 2) and section 5.4 (figure 11)."""
     from .console import print_table
-    from .experiment_plots import plot_pair, plot_space_time_pair
+    from .figures.memory import plot_pair, plot_space_time_pair
 
     exp_file = path.name
     data = load_experiment(path)

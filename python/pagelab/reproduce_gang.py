@@ -29,7 +29,7 @@ from . import _core, api
 from ._core import PagelabError
 from .files import output_dir
 from .gang import GangResult, label
-from .gang_plots import plot_grouped_bars, plot_paging_activity
+from .figures.bars import plot_grouped_bars, plot_paging_activity
 from .reproduce import fmt_pct, reduction_pct, write_outputs
 from .reproduce_mclustering import _is_number, _need, merge
 from .system import SimulatedTimeBar, normalize_config, read_toml, run_engine, safe_name

@@ -20,6 +20,7 @@ from typing import Dict, List, Optional, Sequence
 
 from . import _core
 from ._core import PagelabError
+from .configs import merge
 from .reproduce import fmt_pct, footprint_pages, reduction_pct, write_outputs
 from .system import SimulatedTimeBar, normalize_config, read_toml, run_engine, safe_name
 
@@ -136,17 +137,6 @@ def check_mclustering(data: dict, name: str) -> dict:
 
 
 # ---------------------------------------------------------------- configurations
-
-def merge(base: dict, over: dict) -> dict:
-    """``over`` laid over ``base``, tables merged key by key (copies)."""
-    out = copy.deepcopy(base)
-    for k, v in over.items():
-        if isinstance(v, dict) and isinstance(out.get(k), dict):
-            out[k] = merge(out[k], v)
-        else:
-            out[k] = copy.deepcopy(v)
-    return out
-
 
 def workload_process(entry: dict, quick: bool) -> dict:
     """A [[workload]] entry as the engine's process: experiment keys dropped, with
@@ -362,7 +352,7 @@ def workload_rows(entry: dict, ratios: Sequence[float], frames: Sequence[int], r
 
 def run_mclustering(path: Path, out_dir: Optional[str], quick: bool = False, progress=None) -> int:
     from .console import print_table
-    from .experiment_plots import plot_clustering
+    from .figures.memory import plot_clustering
 
     exp_file = path.name
     data = load_mclustering(path)

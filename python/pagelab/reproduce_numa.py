@@ -23,7 +23,8 @@ from ._core import PagelabError
 from .numa import NUMA_KEYS, run_numa
 from .progress import ProgressBar
 from .reproduce import write_outputs
-from .reproduce_mclustering import _is_number, _need, merge
+from .configs import merge
+from .reproduce_mclustering import _is_number, _need
 from .system import read_toml
 
 KIND = "numa"

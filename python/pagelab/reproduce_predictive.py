@@ -33,10 +33,11 @@ import json
 from . import api
 from ._core import PagelabError
 from .files import output_dir
-from .gang_plots import plot_grouped_bars
+from .figures.bars import plot_grouped_bars
 from .progress import ProgressBar
 from .reproduce import fmt_pct, reduction_pct, write_outputs
-from .reproduce_mclustering import _is_number, _need, merge
+from .configs import merge
+from .reproduce_mclustering import _is_number, _need
 from .system import normalize_config, read_toml, run_engine
 
 KIND = "predictive"

@@ -22,8 +22,9 @@ from typing import Any, Callable, Dict, Optional, Union
 
 from . import _core
 from ._core import PagelabError
+from .configs import toml_kind
 from .api import html_table
-from .experiment_plots import draw_memory
+from .figures.memory import draw_memory
 from .files import output_dir
 from .progress import ProgressBar
 from .version import build_info
@@ -93,21 +94,7 @@ def read_toml(path: Union[str, os.PathLike]) -> dict:
 
 def _check_table(name: str, key: str, value: Any) -> None:
     if not isinstance(value, dict):
-        raise PagelabError(f"{name}: {key}: expected a table ([{key}]), got {_kind(value)}")
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "a table"
-    return type(value).__name__
+        raise PagelabError(f"{name}: {key}: expected a table ([{key}]), got {toml_kind(value)}")
 
 
 def normalize_config(config: dict, name: str, base_dir: Optional[Path] = None) -> dict:
@@ -116,7 +103,7 @@ def normalize_config(config: dict, name: str, base_dir: Optional[Path] = None) -
     Everything below the top level is the engine's to validate."""
     if not isinstance(config, dict):
         raise PagelabError(f"{name}: expected a table of system, disk, token, load_control, process; "
-                           f"got {_kind(config)}")
+                           f"got {toml_kind(config)}")
     for key in config:
         if key not in TOP_LEVEL:
             hint = " (write [[process]] entries)" if key == "processes" else ""
@@ -139,7 +126,7 @@ def normalize_config(config: dict, name: str, base_dir: Optional[Path] = None) -
     out["processes"] = []
     for i, p in enumerate(processes):
         if not isinstance(p, dict):
-            raise PagelabError(f"{name}: process[{i}]: expected a table, got {_kind(p)}")
+            raise PagelabError(f"{name}: process[{i}]: expected a table, got {toml_kind(p)}")
         p = copy.deepcopy(p)
         trace = p.get("trace")
         if isinstance(trace, (str, os.PathLike)):
@@ -389,7 +376,7 @@ def safe_name(name: str) -> str:
 def write_run_outputs(result: SystemResult, out: Path) -> list:
     """result.json, processes.csv, series.csv, memory-<process>.png and, when recorded,
     space-time-<process>.png into ``out``. Returns the file names written."""
-    from .experiment_plots import plot_memory, plot_space_time
+    from .figures.memory import plot_memory, plot_space_time
     from .files import atomic_path, write_text
 
     out = Path(out)

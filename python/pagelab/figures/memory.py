@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from .plots import STYLES, _pyplot, _save
+from .style import STYLES, _pyplot, _save
 
 #: space-time states, drawn darkest first: (label, gray level); untouched pages are white
 SPACE_TIME_STATES = [("visited in the last interval", "0.0"),
@@ -210,7 +210,7 @@ def plot_clustering(rows: Sequence[dict], labels: Sequence[str], path, title: st
     ones in a last bar). ``rows`` are the summary rows of reproduce_mclustering: per
     ratio ``ratio`` and per configuration key the run's numbers (``time_s``,
     ``disk_writes``, ``page_ins``, ``write_sizes``)."""
-    from .reproduce_mclustering import write_size_bins
+    from ..reproduce_mclustering import write_size_bins  # moves with the experiment port
 
     plt = _pyplot()
     fig, (ax_a, ax_b, ax_c) = plt.subplots(1, 3, figsize=(16, 4.6),

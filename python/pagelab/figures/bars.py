@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from .plots import _pyplot, _save
+from .style import _pyplot, _save
 
 #: bar fills in series order: (gray level, hatch)
 BAR_STYLES = [("0.15", ""), ("white", "//"), ("0.6", ""), ("white", ".."), ("0.85", "xx"), ("0.4", "\\\\")]

@@ -1,6 +1,6 @@
-"""Figures with matplotlib: fault curves per policy and miss-ratio curves.
-Readable in black-and-white print: distinct markers and line styles, labelled axes.
-Every figure module saves through ``_save``: a PNG always comes with an SVG beside it."""
+"""The figures' common style and saving: black-and-white readable line styles, figures
+built without pyplot's global state, and saving that is whole or nothing (a PNG always
+with an SVG beside it)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import os
 from pathlib import Path
 from typing import Union
 
-from ._core import PagelabError
-from .files import atomic_path
+from .._core import PagelabError
+from ..files import atomic_path
 
 STYLES = [("-", "o"), ("--", "s"), ("-.", "^"), (":", "D"), ((0, (5, 1)), "v"), ((0, (3, 1, 1, 1)), "x")]
 
@@ -97,58 +97,3 @@ def _save(fig, path: Union[str, os.PathLike]) -> None:
             if f in ("svg", "pdf"):
                 meta["Date"] = None
             fig.savefig(tmp, format=f, dpi=120, bbox_inches="tight", metadata=meta or None)
-
-
-def plot_fault_curves(df, path, title: str) -> None:
-    """Faults against memory size, one line per policy (``df`` from ReplayResults)."""
-    _save(draw_fault_curves(df, title), path)
-
-
-def draw_fault_curves(df, title: str):
-    """The figure of :func:`plot_fault_curves`, unsaved (``ReplayResults.plot``)."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for i, (policy, group) in enumerate(df.groupby("policy", sort=False)):
-        ls, marker = STYLES[i % len(STYLES)]
-        group = group.sort_values("frames")
-        ax.plot(group["frames"], group["faults"], linestyle=ls, marker=marker, color=line_color(i),
-                markerfacecolor="white", label=policy)
-    ax.set_xlabel("memory size (frames)")
-    ax.set_ylabel("page faults")
-    ax.set_title(title)
-    ax.grid(True, color="0.85")
-    ax.legend(frameon=False)
-    return fig
-
-
-def plot_mrc(curves, path, title: str = "LRU miss-ratio curves") -> None:
-    """Fault ratio against memory size for one or more MissRatioCurve objects.
-
-    One curve: memory in frames. Several: memory as a fraction of each source's distinct
-    pages, so workloads of different footprints share the axis. The fault ratio is on a
-    log scale: the interesting knees are often orders of magnitude apart."""
-    _save(draw_mrc(curves, title), path)
-
-
-def draw_mrc(curves, title: str = "LRU miss-ratio curves"):
-    """The figure of :func:`plot_mrc`, unsaved (``MissRatioCurve.plot``)."""
-    import numpy as np
-
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6, 4))
-    relative = len(curves) > 1
-    for i, curve in enumerate(curves):
-        ls, marker = STYLES[i % len(STYLES)]
-        df = curve.to_dataframe()
-        x = df["frames"] / max(curve.distinct_pages, 1) if relative else df["frames"]
-        y = np.maximum(df["fault_ratio"].to_numpy(dtype=float), 1e-9)
-        every = max(1, len(df) // 8)
-        ax.plot(x, y, linestyle=ls, marker=marker, markevery=every, markersize=4, color=line_color(i),
-                markerfacecolor="white", label=curve.source_name)
-    ax.set_xlabel("memory size (fraction of distinct pages)" if relative else "memory size (frames)")
-    ax.set_ylabel("fault ratio (faults / reference, log scale)")
-    ax.set_yscale("log")
-    ax.set_title(title)
-    ax.grid(True, color="0.85", which="both")
-    ax.legend(frameon=False, fontsize="small")
-    return fig

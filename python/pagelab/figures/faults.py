@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
 
-from . import fault_analysis as fa
-from .plots import STYLES, _pyplot, _save
+from .. import fault_stats as fa
+from .style import STYLES, _pyplot, _save
 
 Datasets = Sequence[Tuple[str, object]]
 

@@ -1,0 +1,60 @@
+"""Fault curves per policy and miss-ratio curves. Readable in black-and-white print:
+distinct markers and line styles, labelled axes."""
+
+from __future__ import annotations
+
+from .style import STYLES, _pyplot, _save, line_color
+
+def plot_fault_curves(df, path, title: str) -> None:
+    """Faults against memory size, one line per policy (``df`` from ReplayResults)."""
+    _save(draw_fault_curves(df, title), path)
+
+
+def draw_fault_curves(df, title: str):
+    """The figure of :func:`plot_fault_curves`, unsaved (``ReplayResults.plot``)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for i, (policy, group) in enumerate(df.groupby("policy", sort=False)):
+        ls, marker = STYLES[i % len(STYLES)]
+        group = group.sort_values("frames")
+        ax.plot(group["frames"], group["faults"], linestyle=ls, marker=marker, color=line_color(i),
+                markerfacecolor="white", label=policy)
+    ax.set_xlabel("memory size (frames)")
+    ax.set_ylabel("page faults")
+    ax.set_title(title)
+    ax.grid(True, color="0.85")
+    ax.legend(frameon=False)
+    return fig
+
+
+def plot_mrc(curves, path, title: str = "LRU miss-ratio curves") -> None:
+    """Fault ratio against memory size for one or more MissRatioCurve objects.
+
+    One curve: memory in frames. Several: memory as a fraction of each source's distinct
+    pages, so workloads of different footprints share the axis. The fault ratio is on a
+    log scale: the interesting knees are often orders of magnitude apart."""
+    _save(draw_mrc(curves, title), path)
+
+
+def draw_mrc(curves, title: str = "LRU miss-ratio curves"):
+    """The figure of :func:`plot_mrc`, unsaved (``MissRatioCurve.plot``)."""
+    import numpy as np
+
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    relative = len(curves) > 1
+    for i, curve in enumerate(curves):
+        ls, marker = STYLES[i % len(STYLES)]
+        df = curve.to_dataframe()
+        x = df["frames"] / max(curve.distinct_pages, 1) if relative else df["frames"]
+        y = np.maximum(df["fault_ratio"].to_numpy(dtype=float), 1e-9)
+        every = max(1, len(df) // 8)
+        ax.plot(x, y, linestyle=ls, marker=marker, markevery=every, markersize=4, color=line_color(i),
+                markerfacecolor="white", label=curve.source_name)
+    ax.set_xlabel("memory size (fraction of distinct pages)" if relative else "memory size (frames)")
+    ax.set_ylabel("fault ratio (faults / reference, log scale)")
+    ax.set_yscale("log")
+    ax.set_title(title)
+    ax.grid(True, color="0.85", which="both")
+    ax.legend(frameon=False, fontsize="small")
+    return fig
