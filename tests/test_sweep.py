@@ -512,28 +512,37 @@ def test_a_pass_gives_each_point_its_rows_alone():
     assert together[0][0]["faults"] != together[3][0]["faults"]
 
 
-def _points(n: int, policy_of=lambda i: "lru") -> list:
-    from pagelab.sweeps.spec import Point
+def _jobs(n: int, policy_of=lambda i: "lru", mode: str = "replay") -> list:
+    from pagelab.sweeps.executor import Job
 
-    return [Point(i, f"{i:064x}", {"source": PASS_SOURCE, "seed": 0, "policy": policy_of(i), "frames": 10 + i},
-                  {"frames": 10 + i}) for i in range(n)]
+    return [Job(f"{i:064x}", mode, {"source": PASS_SOURCE, "seed": 0, "policy": policy_of(i), "frames": 10 + i},
+                "/store", {"frames": 10 + i}) for i in range(n)]
+
+
+def _index(job) -> int:
+    return int(job.hash, 16)
 
 
 def test_tasks_group_points_by_pass_and_mix_sizes():
     from pagelab.sweeps.executor import _tasks
 
-    points = _points(64)
-    tasks = _tasks(points, "replay", 2, None)
+    jobs = _jobs(64)
+    tasks = _tasks(jobs, 2, None)
     assert len(tasks) == 8 and all(len(t) == 8 for t in tasks)
-    assert [p.index for p in tasks[0]] == list(range(0, 64, 8))  # every 8th size: tasks cost alike
-    assert sorted(p.index for t in tasks for p in t) == list(range(64))
+    assert [_index(j) for j in tasks[0]] == list(range(0, 64, 8))  # every 8th size: tasks cost alike
+    assert sorted(_index(j) for t in tasks for j in t) == list(range(64))
     # two policies: no task mixes them; --points-per-task bounds a pass
-    mixed = _points(20, lambda i: "lru" if i % 2 else "opt")
-    tasks = _tasks(mixed, "replay", 1, 4)
-    assert all(len({p.config["policy"] for p in t}) == 1 and len(t) <= 4 for t in tasks)
-    assert sorted(p.index for t in tasks for p in t) == list(range(20))
-    # a timed-system sweep: points in grid order, one point a task for small sweeps
-    assert [[p.index for p in t] for t in _tasks(points[:5], "system", 2, None)] == [[0], [1], [2], [3], [4]]
+    mixed = _jobs(20, lambda i: "lru" if i % 2 else "opt")
+    tasks = _tasks(mixed, 1, 4)
+    assert all(len({j.config["policy"] for j in t}) == 1 and len(t) <= 4 for t in tasks)
+    assert sorted(_index(j) for t in tasks for j in t) == list(range(20))
+    # timed-system points: in order, one point a task for small runs
+    assert [[_index(j) for j in t] for t in _tasks(_jobs(5, mode="system"), 2, None)] == [[0], [1], [2], [3], [4]]
+    # replay jobs of two stores never share a pass
+    from dataclasses import replace
+
+    two = _jobs(8) + [replace(j, root="/other", hash=f"{100 + i:064x}") for i, j in enumerate(_jobs(8))]
+    assert all(len({j.root for j in t}) == 1 for t in _tasks(two, 1, None))
 
 
 def test_a_large_store_is_merged_and_reads_the_same(tmp_path, monkeypatch):

@@ -21,14 +21,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
-import time
 from pathlib import Path
-from typing import Callable, List, Optional, Union
+from typing import Callable, Dict, List, Optional, Union
 
 from .._core import PagelabError
 from ..files import check_not_dangling, write_text
-from .executor import SweepBar, _exit_if_worker_bootstrapping, _frame, _ordered, _Outcome, _read_stored, _run_dask, _run_inline
+from .executor import Job, exit_if_worker_bootstrapping, execute
 from .spec import Point, SpecLike, SweepSpec, canonical_json, column_value, load_spec
 from .store import Store
 
@@ -46,7 +44,7 @@ def sweep(spec: SpecLike, out: Optional[Union[str, os.PathLike]] = None, schedul
     (docs/sweeps.md). ``log`` receives the status lines; ``progress`` shows a bar on
     stderr.
     """
-    _exit_if_worker_bootstrapping()
+    exit_if_worker_bootstrapping()
     parsed = load_spec(spec)
     if scheduler is not None and workers is not None:
         raise PagelabError("workers: only applies to a local cluster (not with a scheduler address)")
@@ -80,35 +78,46 @@ def _sweep_into(store: Store, parsed: SweepSpec, points: List[Point], retry_fail
                 workers: Optional[int], scheduler: Optional[str], points_per_task: Optional[int],
                 progress: Optional[bool], say: Callable[[str], None]):
     store.points_dir.mkdir(parents=True, exist_ok=True)
-    store.failed_dir.mkdir(parents=True, exist_ok=True)
     write_text(store.spec_file, json.dumps(parsed.to_json(), indent=1, default=str))
-    store.clean_stray()
-    rows, failures, bad = _read_stored(store, points, retry_failed)
-    todo = [p for p in points if p.hash not in rows and p.hash not in failures]
-    done = len(rows) + len(failures)
-    line = f"{parsed.name}: {len(points)} points; {done} points already done, {len(todo)} to run"
-    if failures:
-        line += f" ({len(failures)} of the done failed: retry_failed / --retry-failed runs them again)"
-    say(line)
-    if bad:
-        print(f"pagelab: warning: {bad} unreadable result files in {store.root} deleted; their points run again",
-              file=sys.stderr)
-    outcome = _Outcome(failures=dict(failures))
-    t0 = time.perf_counter()
-    if todo:
-        with SweepBar(len(todo), enabled=progress) as bar:
-            if workers == 0:
-                _run_inline(todo, store, parsed, points_per_task, bar, outcome)
-            else:
-                _run_dask(todo, store, parsed, scheduler, workers, points_per_task, bar, outcome, say)
-    seconds = time.perf_counter() - t0
-    rows.update(outcome.rows)
-    store.merge(rows, [a.name for a in parsed.axes])
-    df = _frame(parsed, points, rows, outcome.failures)
+    root = os.fspath(store.root)
+    jobs = [Job(p.hash, parsed.mode, p.config, root, p.axes, parsed.file) for p in points]
+    outcome = execute(jobs, workers=workers, scheduler=scheduler, points_per_task=points_per_task,
+                      progress=progress, log=say, retry_failed=retry_failed, label=parsed.name)
+    store.merge(outcome.rows, [a.name for a in parsed.axes])
+    df = _frame(parsed, points, outcome.rows, outcome.failures)
     df.attrs.update({"store": os.fspath(store.root), "name": parsed.name, "points": len(points),
-                     "already_done": done, "ran": outcome.ok + outcome.failed, "failed_now": outcome.failed,
-                     "failed": len(outcome.failures), "seconds": seconds})
+                     "already_done": outcome.already_done, "ran": outcome.ran, "failed_now": outcome.failed,
+                     "failed": len(outcome.failures), "seconds": outcome.seconds})
     return df
+
+
+def _frame(spec: SweepSpec, points: List[Point], rows: Dict[str, list], failures: Dict[str, dict]):
+    """The sweep's DataFrame in grid order: the axis columns (this spec's values), the
+    result columns, seconds, error, point."""
+    import pandas as pd
+
+    axis_names = [a.name for a in spec.axes]
+    records = []
+    for p in points:
+        if p.hash in rows:
+            for r in rows[p.hash]:
+                rec = {k: v for k, v in r.items() if k != "config"}
+                for name, value in p.axes.items():  # this spec's values (another spec may have stored it)
+                    rec.setdefault(name, value)
+                rec.setdefault("error", None)
+                records.append(rec)
+        elif p.hash in failures:
+            f = failures[p.hash]
+            records.append(dict(p.axes, error=f["error"], seconds=f.get("seconds"), point=p.hash))
+    return _ordered(pd.DataFrame.from_records(records), axis_names)
+
+
+def _ordered(df, axis_names: List[str]):
+    tail = ["pass_points", "seconds", "error", "engine_version", "point"]
+    cols = [c for c in axis_names if c in df.columns]
+    cols += [c for c in df.columns if c not in cols and c not in tail]
+    cols += [c for c in tail if c in df.columns]
+    return df[cols] if len(df.columns) else df
 
 
 def _safe(name: str) -> str:

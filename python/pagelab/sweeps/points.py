@@ -4,10 +4,12 @@ for experiments its whole result."""
 
 from __future__ import annotations
 
-from typing import List
+from typing import Any, List, Tuple
 
 from .._core import PagelabError
 from ..api import replay
+from ..fault_analysis import fault_parameters
+from ..fault_stats import summary
 from ..numa import run_numa
 from ..system import run_engine
 from .spec import _replay_source, canonical_json
@@ -18,13 +20,28 @@ REPLAY_COLUMNS = ["source", "policy", "frames", "references", "records", "faults
                   "fault_ratio", "dirty_evictions", "distinct_pages", "mean_resident"]
 
 
-def run_point(mode: str, config: dict, name: str = "config") -> List[dict]:
-    """Runs one point; its result rows (one per policy and size for a replay, one per
-    process or job for a timed system, one for a NUMA run)."""
+#: the ways a point runs
+MODES = ("replay", "system", "gang", "numa", "fault-parameters")
+
+
+def run_point(mode: str, config: dict, name: str = "config", full: bool = False) -> Tuple[List[dict], Any]:
+    """Runs one point: (its result rows, its whole result when ``full``, else None).
+    Rows: one per policy and size for a replay, one per process or job for a timed
+    system, one for a NUMA run or a fault-parameter analysis. The whole result is the
+    engine's result dict (a system, gang or NUMA run: what result.json holds), the
+    residency table (fault parameters: a DataFrame), or the rows (a replay)."""
     if mode == "replay":
-        return run_replay_pass([config])[0]
+        rows = run_replay_pass([config])[0]
+        return rows, ({"rows": rows} if full else None)
     if mode == "numa":
-        return [run_numa(config, name).summary()]
+        result = run_numa(config, name)
+        return [result.summary()], (result.raw if full else None)
+    if mode == "fault-parameters":
+        df = fault_parameters(_replay_source(config), policy=config["policy"], frames=config["frames"],
+                              seed=config.get("seed", 0))
+        return [summary(df)], (df if full else None)
+    if mode not in ("system", "gang"):
+        raise PagelabError(f"{name}: unknown point mode '{mode}' (expected {', '.join(MODES)})")
     result = run_engine(config, name)
     raw = result.raw
     if mode == "gang":
@@ -32,7 +49,7 @@ def run_point(mode: str, config: dict, name: str = "config") -> List[dict]:
         mech = result.mechanisms.drop(columns=["node"]).sum().to_dict()
         extra = {"makespan_s": result.end_s, "paged_pages": result.paged_pages,
                  **{k: int(v) for k, v in mech.items()}}
-        return [dict(j, **extra) for j in jobs]
+        return [dict(j, **extra) for j in jobs], (raw if full else None)
     system = {"end_s": raw["end_ns"] / 1e9, "cpu_utilisation": result.cpu_utilisation,
               "disk_utilisation": result.disk_utilisation, "disk_reads": raw["disk_reads"],
               "disk_writes": raw["disk_writes"], "pages_read": raw["pages_read"],
@@ -44,7 +61,7 @@ def run_point(mode: str, config: dict, name: str = "config") -> List[dict]:
                      "page_ins": p["page_ins"], "page_outs": p["page_outs"], "references": p["references"],
                      "records": p["records"], "token_grabs": p["token_grabs"],
                      "token_held_s": p["token_held_ns"] / 1e9, "suspended_s": p["suspended_ns"] / 1e9, **system})
-    return rows
+    return rows, (raw if full else None)
 
 
 def pass_key(config: dict) -> str:

@@ -11,6 +11,7 @@ again."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -18,9 +19,10 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from .. import _core
+from .._core import PagelabError
 from ..files import atomic_path, write_text
 from .points import one_line
 
@@ -100,6 +102,60 @@ class Store:
         table = table.replace_schema_metadata(meta)
         with atomic_path(self.point_path(h)) as tmp:
             pq.write_table(table, tmp)
+
+    # An experiment's point also keeps its whole result, beside its rows: a dict as
+    # gzipped JSON, a residency table as Parquet (its attrs in the file's metadata).
+
+    def full_paths(self, h: str) -> Tuple[Path, Path]:
+        return self.points_dir / f"{h}.full.json.gz", self.points_dir / f"{h}.full.parquet"
+
+    def has_full(self, h: str) -> bool:
+        return any(p.exists() for p in self.full_paths(h))
+
+    def write_full(self, h: str, full: Any) -> None:
+        """Writes a point's whole result (whole, then renamed)."""
+        json_path, parquet_path = self.full_paths(h)
+        if hasattr(full, "to_parquet"):
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            table = pa.Table.from_pandas(full, preserve_index=False)
+            meta = dict(table.schema.metadata or {})
+            meta[b"pagelab.attrs"] = json.dumps(full.attrs, default=str).encode()
+            meta[b"pagelab.point"] = h.encode()
+            with atomic_path(parquet_path) as tmp:
+                pq.write_table(table.replace_schema_metadata(meta), tmp)
+            return
+        data = gzip.compress(json.dumps({"point": h, "result": full}, separators=(",", ":")).encode(), 3)
+        with atomic_path(json_path) as tmp:
+            tmp.write_bytes(data)
+
+    def read_full(self, h: str) -> Any:
+        """A point's whole result (a dict, or a DataFrame with its attrs); a PagelabError
+        when it is missing or damaged (the run stores it again when run again)."""
+        json_path, parquet_path = self.full_paths(h)
+        try:
+            if parquet_path.exists():
+                import pyarrow.parquet as pq
+
+                table = pq.read_table(parquet_path)
+                meta = table.schema.metadata or {}
+                if meta.get(b"pagelab.point", b"").decode() != h:
+                    raise ValueError("another point")
+                df = table.to_pandas()
+                df.attrs.update(json.loads(meta.get(b"pagelab.attrs", b"{}").decode()))
+                return df
+            record = json.loads(gzip.decompress(json_path.read_bytes()))
+            if record.get("point") != h:
+                raise ValueError("another point")
+            return record["result"]
+        except FileNotFoundError:
+            raise PagelabError(f"{self.root}: point {h[:12]}: no stored result") from None
+        except Exception as err:  # a truncated or foreign file
+            for path in (json_path, parquet_path):
+                _unlink(path)
+            raise PagelabError(f"{self.root}: point {h[:12]}: the stored result is damaged ({one_line(err)}) "
+                               "and was removed; run again to recompute it") from None
 
     def read_merged(self, delete_bad: bool = True) -> Tuple[Dict[str, list], List[str], int]:
         """(rows by point, axis names, unreadable files) of the merged files. A file that
