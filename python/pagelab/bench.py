@@ -10,6 +10,9 @@ import time
 from pathlib import Path
 
 from . import api
+from .arguments import UsageError, parse_int
+from .console import print_table
+from .sweeps import sweep
 
 
 def _best(fn, repeat: int) -> float:
@@ -29,9 +32,6 @@ def run_sweep_bench(refs: int, pages: int, policy: str, as_json: bool) -> int:
     Points per second and the speed-up over the baseline; every row includes its store's
     writes, the cluster rows also the cluster's start."""
     import shutil
-
-    from .console import print_table
-    from .sweeps import sweep
 
     ways = [("one after another, each alone", 0, 1), ("sweep here, in passes", 0, None),
             ("sweep, local cluster, one point a task", None, 1), ("sweep, local cluster, in passes", None, None)]
@@ -62,9 +62,6 @@ def run_sweep_bench(refs: int, pages: int, policy: str, as_json: bool) -> int:
 
 
 def run_bench(args) -> int:
-    from .cli import UsageError, parse_int
-    from .console import print_table
-
     refs = parse_int(args.refs, "--refs")
     pages = parse_int(args.pages, "--pages")
     if args.sweep:

@@ -8,12 +8,23 @@ import json
 import math
 import os
 import sys
+from pathlib import Path
 from typing import Any, List, Optional
 
-from . import api
+from . import api, fault_analysis, gang, numa, system
+from .bench import run_bench
+from .capture import capture
+from .demo import run_demo
+from .figures.curves import plot_mrc
+from .figures.style import check_figure_path
 from ._core import PagelabError
-from .console import print_table
-from .files import atomic_path, check_not_dangling
+from .arguments import (BINARY_SUFFIXES, UsageError, parse_fraction, parse_int, parse_int_list, parse_params,
+                        parse_seed, parse_workers)
+from .console import print_table, show_experiment_run
+from .experiments.runner import ALL, reproduce, shipped
+from .outputs.readme import write_readme_section
+from .outputs.report import build, build_index
+from .files import atomic_path, check_not_dangling, write_text
 from .progress import ProgressBar
 from .sweeps import results as sweep_results
 from .sweeps import sweep as run_sweep
@@ -23,10 +34,6 @@ from .version import version_line
 EXIT_USAGE = 2
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
-
-
-class UsageError(Exception):
-    """A command-line mistake found after parsing (bad list, bad k=v)."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -51,53 +58,6 @@ class VersionAction(argparse.Action):
 
 # ---------------------------------------------------------------- argument helpers
 
-#: how --help describes the number suffixes parse_int accepts
-BINARY_SUFFIXES = "k, M, G are binary multiples: 4k = 4096"
-
-
-def parse_int(text: str, what: str) -> int:
-    """A positive whole number below 2^64; accepts 4096, 4k, 2M, 1G (binary multiples:
-    k = 1024)."""
-    t = text.strip().lower()
-    mult = 1
-    for suffix, m in (("k", 1 << 10), ("m", 1 << 20), ("g", 1 << 30)):
-        if t.endswith(suffix):
-            t, mult = t[:-1], m
-            break
-    try:
-        value = int(t, 0) * mult
-    except ValueError:
-        raise UsageError(f"{what}: expected a positive whole number (e.g. 4096 or 4k), got '{text}'") from None
-    if value <= 0:
-        raise UsageError(f"{what}: expected a positive whole number, got '{text}'")
-    if value > api.U64_MAX:
-        raise UsageError(f"{what}: expected a number below 2^64, got '{text}'")
-    return value
-
-
-def parse_int_list(text: str, what: str) -> List[int]:
-    items = [x for x in text.split(",") if x.strip()]
-    if not items:
-        raise UsageError(f"{what}: expected a comma-separated list of positive numbers, got '{text}'")
-    return [parse_int(x, what) for x in items]
-
-
-def parse_params(pairs: Optional[List[str]]) -> dict:
-    params = {}
-    for pair in pairs or []:
-        for item in pair.split(","):
-            if not item.strip():
-                continue
-            if "=" not in item:
-                raise UsageError(f"--param: expected NAME=VALUE, got '{item}'")
-            k, v = item.split("=", 1)
-            k = k.strip()
-            if k in params:
-                raise UsageError(f"--param: '{k}' given twice ('{k}={params[k]}' and '{item.strip()}')")
-            params[k] = v.strip()
-    return params
-
-
 def add_source_args(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--trace", metavar="FILE", help="a trace file (format detected, or --format)")
@@ -118,16 +78,6 @@ def source_from_args(args) -> api.Source:
         raise UsageError("--format: only applies to --trace")
     return api.workload(args.workload, seed=parse_seed(args.seed), page_size=page_size or 4096,
                         **parse_params(args.param))
-
-
-def parse_seed(text: str) -> int:
-    try:
-        seed = int(text, 0)
-    except ValueError:
-        raise UsageError(f"--seed: expected a whole number, got '{text}'") from None
-    if seed < 0 or seed >= 1 << 64:
-        raise UsageError(f"--seed: expected a number from 0 to 2^64-1, got '{text}'")
-    return seed
 
 
 def progress_bar(args, description: str, total: Optional[int] = None) -> ProgressBar:
@@ -175,8 +125,6 @@ def cmd_trace_convert(args) -> int:
 
 
 def cmd_trace_capture(args) -> int:
-    from .capture import capture
-
     program = list(args.program)
     if program and program[0] == "--":
         program = program[1:]
@@ -225,8 +173,6 @@ def cmd_replay(args) -> int:
         results = api.replay(source, policy=policies, frames=frames, seed=parse_seed(args.seed), progress=bar)
     df = results.to_dataframe()
     if args.csv:
-        from .files import atomic_path
-
         with atomic_path(args.csv) as tmp:
             df.to_csv(tmp, index=False)
     if args.json:
@@ -242,10 +188,6 @@ def cmd_replay(args) -> int:
 
 
 def cmd_mrc(args) -> int:
-    from .files import atomic_path
-    from .figures.curves import plot_mrc
-    from .figures.style import check_figure_path
-
     out = args.output
     plot = args.plot or os.path.splitext(out)[0] + ".png"
     check_figure_path(plot)
@@ -272,19 +214,7 @@ def parse_source(text: str, seed: int, page_size: Optional[int]) -> api.Source:
     return api.Trace.open(text, page_size=page_size)
 
 
-def parse_fraction(text: str, what: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value <= 1:
-        raise UsageError(f"{what}: expected a fraction of the distinct pages in (0, 1], got '{text}'")
-    return value
-
-
 def cmd_analyze_faults(args) -> int:
-    from . import fault_analysis
-
     seed = parse_seed(args.seed)
     page_size = parse_int(args.page_size, "--page-size") if args.page_size else None
     frames = parse_int(args.frames, "--frames") if args.frames else None
@@ -328,8 +258,6 @@ def _number(x: float, digits: int = 0) -> str:
 
 
 def cmd_bench(args) -> int:
-    from .bench import run_bench
-
     return run_bench(args)
 
 
@@ -427,8 +355,6 @@ def _cell(v: Any) -> str:
 def cmd_run(args) -> int:
     from pathlib import Path
 
-    from . import system
-
     out = Path(args.out or f"results/run-{Path(args.config).stem}")
     data = system.read_toml(args.config)
     check_not_dangling(out)
@@ -440,8 +366,6 @@ def cmd_run(args) -> int:
     with system.SimulatedTimeBar("simulating", enabled=args.progress) as bar:
         result = system.run_engine(engine_config, name, bar)
     if "gang" in engine_config:
-        from . import gang
-
         written = gang.write_gang_outputs(result, out)
         if args.json:
             print(result.to_json())
@@ -463,9 +387,6 @@ def cmd_run(args) -> int:
 
 def _run_numa(args, data: dict, out) -> int:
     """`pagelab run` of a [numa] configuration: a summary table and result.json."""
-    from . import numa
-    from .files import write_text
-
     name = str(args.config)
     with progress_bar(args, "references", None) as bar:
         result = numa.run_numa(data, name, progress=bar)
@@ -484,22 +405,31 @@ def _run_numa(args, data: dict, out) -> int:
 
 
 def cmd_reproduce(args) -> int:
-    from .reproduce import run_reproduce
-
-    return run_reproduce(args.experiment, args.out, quick=args.quick, progress=args.progress)
+    """`pagelab reproduce NAME | PATH | all`: the experiments as one run, then per
+    experiment its tables, its claim ledger and its report."""
+    workers = parse_workers(args)
+    runs = reproduce([args.experiment], out=args.out, quick=args.quick, sensitivity=args.sensitivity,
+                     workers=workers, scheduler=args.scheduler, retry_failed=args.retry_failed,
+                     progress=args.progress, log=lambda line: print(line, flush=True))
+    code = 0
+    for run in runs:
+        if not show_experiment_run(run):
+            code = EXIT_ERROR
+    if args.experiment == ALL and any(r.error is None for r in runs):
+        print(f"index: {build_index(Path(args.out) if args.out else Path('results'))}")
+    return code
 
 
 def cmd_report(args) -> int:
-    from .report import build
-
+    if args.readme:
+        print(f"wrote the reproduced results of {args.dir} into {write_readme_section(args.dir, args.readme)}")
+        return 0
     for path in build(args.dir):
         print(f"report: {path}")
     return 0
 
 
 def cmd_demo(args) -> int:
-    from .demo import run_demo
-
     return run_demo(args.out, progress=args.progress)
 
 
@@ -626,15 +556,29 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the result as JSON instead of the table")
     run.set_defaults(func=cmd_run)
 
-    rep = sub.add_parser("reproduce", help="reproduce a paper's experiment (experiments/NAME.toml)")
-    rep.add_argument("experiment", help="experiment name, e.g. token-lru (or a path to an experiment file)")
-    rep.add_argument("--out", help="output directory (default results/<experiment>)")
+    rep = sub.add_parser("reproduce", help="reproduce a paper's experiment: its claim ledger, tables, figures, report",
+                         description="Runs an experiment (a shipped one by name, a file of your own by path, or "
+                                     "'all' of them as one run) through the sweep executor: in parallel, each "
+                                     "engine run stored as it finishes, so an interrupted run resumes. Then writes "
+                                     "its tables, figures, claim ledger (claims.csv) and report.html.")
+    rep.add_argument("experiment", help=f"experiment name ({', '.join(shipped())}), all, or a path to an "
+                                        "experiment file")
+    rep.add_argument("--out", help="output directory (default results/<experiment>; with all: results/, one "
+                                   "subdirectory each)")
     rep.add_argument("--quick", action="store_true", help="scaled-down problem sizes (quick_scale), for tests")
+    rep.add_argument("--sensitivity", action="store_true",
+                     help="also run every variant of the file's sensitivity ranges and report, per claim, in how "
+                          "many the claim holds (with a figure)")
+    rep.add_argument("--workers", metavar="N", help="local worker processes (default: one per core; 0: here)")
+    rep.add_argument("--scheduler", metavar="ADDRESS", help="run the points on this Dask cluster instead")
+    rep.add_argument("--retry-failed", action="store_true", help="run engine runs that failed before again")
     rep.set_defaults(func=cmd_reproduce)
 
     rpt = sub.add_parser("report", help="rebuild the HTML report of `pagelab reproduce` results, running nothing")
     rpt.add_argument("dir", metavar="DIR", help="an output directory of `pagelab reproduce NAME` (DIR/report.html) "
                                                 "or of `reproduce all` (a report per experiment and DIR/index.html)")
+    rpt.add_argument("--readme", metavar="FILE", help="instead: write the results into FILE's generated "
+                                                      "'Reproduced results' section (README.md)")
     rpt.set_defaults(func=cmd_report)
 
     demo = sub.add_parser("demo", help="replay built-in workloads under every policy; table, figures, JSON")

@@ -10,6 +10,10 @@ import shutil
 import sys
 from typing import List, Sequence
 
+from .experiments.claims import tally
+from .experiments.runner import ExperimentRun
+from .outputs.report import build_report
+
 #: width for output that is not a terminal (pipes, files, CI logs), unless COLUMNS says
 PIPE_WIDTH = 100
 #: a column's padding and border in rich's default box style
@@ -115,3 +119,34 @@ def print_table(title: str, columns: List[str], rows: List[list], width: int = 0
         for r in cells:
             table.add_row(*[escape(r[i]) for i in block])
         console.print(table)
+
+
+def show_experiment_run(run: ExperimentRun) -> bool:
+    """Prints one experiment's run: its tables, findings and claim ledger, and builds
+    its report. False (after a one-line error on stderr) when its analysis failed."""
+    exp = run.spec.experiment
+    print(f"\n=== {run.spec.name}: {exp['paper']}, {exp['title']}")
+    if run.error is not None:
+        print(f"pagelab: error: {run.spec.path.name}: {run.error} (the finished points are stored in "
+              f"{run.out / 'store'}; run again to resume)", file=sys.stderr)
+        return False
+    for view in run.analysis.views:
+        print_table(view.title, view.columns, view.rows)
+    for line in run.analysis.lines:
+        print(line)
+    print_ledger(run)
+    print(f"results in {run.out}/: summary.json, claims.csv, {len(run.figures)} figures; "
+          f"report: {build_report(run.out)}")
+    return True
+
+
+def print_ledger(run: ExperimentRun) -> None:
+    """The ledger in short (claims.csv and the report have the statement, the paper's
+    numbers, our measure and the rule): claim, verdict, the rule's evidence, and with
+    --sensitivity the variants where it holds."""
+    robust = any(r.variants for r in run.ledger)
+    rows = [[r.claim.id, r.verdict, r.detail] + ([r.robustness()] if robust else []) for r in run.ledger]
+    t = tally(run.ledger)
+    print_table(f"claims of {run.spec.experiment['paper']}: " + ", ".join(f"{n} {v}" for v, n in t.items() if n)
+                + " (claims.csv and the report: statements, the paper's numbers, ours, rules)",
+                ["claim", "verdict", "evidence"] + (["holds in (variants)"] if robust else []), rows)

@@ -10,7 +10,9 @@ import time
 from pathlib import Path
 
 from . import api
-from .files import output_dir, write_text
+from .console import print_table, show_experiment_run
+from .experiments.runner import reproduce
+from .files import atomic_path, output_dir, write_text
 from .figures.curves import plot_fault_curves, plot_mrc
 from .progress import ProgressBar
 from .version import build_info
@@ -33,8 +35,6 @@ POLICIES = ["lru", "fifo", "clock", "random", "opt"]
 
 
 def run_demo(out_dir: str, progress=None) -> int:
-    from .console import print_table
-
     out = Path(out_dir)
     output_dir(out)
     started = time.perf_counter()
@@ -72,8 +72,6 @@ def run_demo(out_dir: str, progress=None) -> int:
     import pandas as pd
 
     rows = pd.concat(all_rows, ignore_index=True)
-    from .files import atomic_path
-
     with atomic_path(out / "replay.csv") as tmp:
         rows.to_csv(tmp, index=False)
     plot_mrc(curves, out / "mrc.png", title="exact LRU fault ratio by memory size")
@@ -84,6 +82,5 @@ def run_demo(out_dir: str, progress=None) -> int:
     print(f"\nresults in {out}/: summary.json, replay.csv ({len(rows)} rows), mrc.png, "
           f"faults-<workload>.png for {len(DEMO_WORKLOADS)} workloads ({summary['seconds']} s)\n")
     # the timed system: token-ordered-lru.txt's Table 2 and figure 11, about 10 s
-    from .reproduce import run_reproduce
-
-    return run_reproduce("token-lru", str(out / "token-lru"), quick=False, progress=progress)
+    runs = reproduce(["token-lru"], out=str(out / "token-lru"), progress=progress, workers=0)
+    return 0 if all(show_experiment_run(r) for r in runs) else 1

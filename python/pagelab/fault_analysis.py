@@ -18,11 +18,12 @@ DataFrame and the figures' series.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence
+from typing import List, Optional
 
 from . import _core
 from ._core import PagelabError
-from .api import ProgressHook, as_source, whole_number
+from .api import ProgressHook, Trace, Workload, as_source, whole_number
+from .figures.faults import write_figures
 from .fault_stats import (DIFFERENCE_CAP, PARAMETERS, UNITS, _MISSING, busiest_pages, cdf,  # noqa: F401
                           dead_ratio, lifetime_cov, lifetime_differences, lifetime_over_time, lifetimes,
                           residency_differences, summary)
@@ -94,8 +95,6 @@ def source_label(source) -> str:
     import re
     from pathlib import Path
 
-    from .api import Trace, Workload
-
     if isinstance(source, Workload):
         base = source.workload_name + "".join(f"_{k}={v}" for k, v in sorted(source.params.items()))
     elif isinstance(source, Trace):
@@ -141,8 +140,6 @@ def write_outputs(results, out_dir, pages: int = 2):
     from pathlib import Path
 
     import pandas as pd
-
-    from .figures.faults import write_figures
 
     out = Path(out_dir)
     created = not out.exists()

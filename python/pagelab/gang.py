@@ -15,8 +15,8 @@ from typing import List, Optional
 
 from ._core import PagelabError
 from .api import html_table
-from .files import output_dir
-from .figures.bars import draw_paging_activity
+from .figures.bars import draw_paging_activity, plot_paging_activity
+from .files import atomic_path, output_dir, write_text
 from .system import SystemResult
 from .version import build_info
 
@@ -143,9 +143,6 @@ def summary_line(result: GangResult) -> str:
 def write_gang_outputs(result: GangResult, out: Path) -> list:
     """result.json, jobs.csv, mechanisms.csv, paging.csv and paging-activity.png into
     ``out``. Returns the file names written."""
-    from .files import atomic_path, write_text
-    from .figures.bars import plot_paging_activity
-
     out = Path(out)
     output_dir(out)
     write_text(out / "result.json", result.to_json())

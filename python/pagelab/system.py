@@ -24,8 +24,8 @@ from . import _core
 from ._core import PagelabError
 from .configs import toml_kind
 from .api import html_table
-from .figures.memory import draw_memory
-from .files import output_dir
+from .figures.memory import draw_memory, plot_memory, plot_space_time
+from .files import atomic_path, output_dir, write_text
 from .progress import ProgressBar
 from .version import build_info
 
@@ -376,9 +376,6 @@ def safe_name(name: str) -> str:
 def write_run_outputs(result: SystemResult, out: Path) -> list:
     """result.json, processes.csv, series.csv, memory-<process>.png and, when recorded,
     space-time-<process>.png into ``out``. Returns the file names written."""
-    from .figures.memory import plot_memory, plot_space_time
-    from .files import atomic_path, write_text
-
     out = Path(out)
     output_dir(out)
     written = []

@@ -122,7 +122,11 @@ def reproduce(names: List[str], out: Optional[str] = None, quick: bool = False, 
     outcome = execute(jobs, workers=workers, scheduler=scheduler, progress=progress, log=say,
                       retry_failed=retry_failed, label=label)
     failures = {h: f.get("error", "failed") for h, f in outcome.failures.items()}
-    runs = [_finish(plan, failures, sensitivity, quick, time.perf_counter() - t0) for plan in plans]
+    seconds = time.perf_counter() - t0
+    runs = []
+    for plan in plans:
+        engine = sum(float((outcome.rows.get(h) or [{}])[0].get("seconds") or 0.0) for h in plan.keys[0].values())
+        runs.append(_finish(plan, failures, sensitivity, quick, seconds, engine))
     return runs
 
 
@@ -133,7 +137,8 @@ def _analyse(spec: Spec, keys: Dict[str, str], store: Store, failures: Dict[str,
     return spec.module.analyse(spec, results), results
 
 
-def _finish(plan: _Planned, failures: Dict[str, str], sensitivity: bool, quick: bool, seconds: float) -> ExperimentRun:
+def _finish(plan: _Planned, failures: Dict[str, str], sensitivity: bool, quick: bool, seconds: float,
+            engine_seconds: float) -> ExperimentRun:
     spec, out = plan.spec, plan.out
     store = Store((out / "store").resolve())
     run = ExperimentRun(spec, out, points=len(plan.keys[0]))
@@ -168,7 +173,7 @@ def _finish(plan: _Planned, failures: Dict[str, str], sensitivity: bool, quick: 
         name = "sensitivity.png"
         plot_sensitivity(run.ledger, out / name, title=f"{spec.name}: claims across the sensitivity ranges")
         run.figures.append(name)
-    _write(run, variant_rows, quick, sensitivity, seconds)
+    _write(run, variant_rows, quick, sensitivity, seconds, engine_seconds)
     return run
 
 
@@ -185,7 +190,8 @@ def jsonable(x: Any) -> Any:
     return x
 
 
-def _write(run: ExperimentRun, variant_rows: List[dict], quick: bool, sensitivity: bool, seconds: float) -> None:
+def _write(run: ExperimentRun, variant_rows: List[dict], quick: bool, sensitivity: bool, seconds: float,
+           engine_seconds: float) -> None:
     import pandas as pd
 
     spec, out, a = run.spec, run.out, run.analysis
@@ -210,7 +216,8 @@ def _write(run: ExperimentRun, variant_rows: List[dict], quick: bool, sensitivit
     summary = {
         "experiment": spec.name, "paper": exp["paper"], "title": exp["title"], "description": exp["description"],
         "quick": quick, "scale": spec.scale, "sensitivity": sensitivity, "points": run.points,
-        "seconds": round(seconds, 2), "figures": run.figures, "tables": tables,
+        "seconds": round(seconds, 2), "engine_seconds": round(engine_seconds, 2), "figures": run.figures,
+        "tables": tables,
         "claims": jsonable(records), "tally": tally(run.ledger),
         "measures": jsonable(a.measures), "views": [jsonable(v.__dict__) for v in a.views], "lines": a.lines,
         "analysis": jsonable(a.summary),

@@ -2,9 +2,10 @@
 
 ``build_report(DIR)`` writes DIR/report.html from what an experiment run stored in DIR
 (summary.json, table.csv, experiment.toml, the figures), without running anything: the
-paper's claim, the acceptance checks, our table with the paper's numbers beside ours,
-every figure (the PNG shown, the SVG linked), the exact configuration and versions, and
-the command that re-runs it. ``build_index(DIR)`` writes DIR/index.html linking the
+claim ledger (each of the paper's claims, its rule, our measure and the verdict, with
+its robustness when a sensitivity run was made), our table with the paper's numbers
+beside ours, every figure (the PNG shown, the SVG linked), the exact configuration,
+versions and git commit, and the command that re-runs it. ``build_index(DIR)`` writes DIR/index.html linking the
 reports of the experiment subdirectories of a `pagelab reproduce all` directory;
 ``build(DIR)`` is `pagelab report DIR`: whichever of the two DIR holds.
 
@@ -26,12 +27,12 @@ import shlex
 import struct
 import zlib
 from pathlib import Path
-from typing import Iterable, List, Optional, Union
+from typing import List, Optional, Union
 from urllib.parse import quote
 
-from ._core import PagelabError
-from .files import write_text
-from .version import version_line
+from .._core import PagelabError
+from ..files import write_text
+from ..version import version_line
 
 REPORT = "report.html"
 INDEX = "index.html"
@@ -39,7 +40,7 @@ SUMMARY = "summary.json"
 TABLE = "table.csv"
 EXPERIMENT_COPY = "experiment.toml"
 #: subdirectories of a results directory that hold no figures of the report
-SKIP_DIRS = {"runs"}
+SKIP_DIRS = {"runs", "store"}
 
 PathLike = Union[str, os.PathLike]
 
@@ -83,6 +84,9 @@ pre { border: 1px solid #888; padding: 0.6rem; overflow-x: auto; white-space: pr
 nav ol { columns: 2; font-size: 0.9rem; }
 .verdict { font-weight: bold; }
 .verdict.no, td.no { text-decoration: underline; }
+.verdict.partly { font-style: italic; }
+.verdict.none { font-weight: normal; color: #444; }
+table.ledger td { max-width: 22rem; }
 table { border-collapse: collapse; font-size: 0.8rem; margin: 0.5rem 0; }
 th, td { border: 1px solid #777; padding: 0.15rem 0.4rem; vertical-align: top; }
 th { background: #eee; text-align: left; }
@@ -211,12 +215,6 @@ def _label(key: str) -> str:
     return key.replace("_", " ")
 
 
-def _verdict(met: Optional[bool]) -> str:
-    if met is None:
-        return '<span class="verdict">not recorded</span>'
-    return '<span class="verdict yes">✔ met</span>' if met else '<span class="verdict no">✘ NOT met</span>'
-
-
 # ---------------------------------------------------------------- reading the results
 
 def _read_summary(d: Path) -> Optional[dict]:
@@ -311,23 +309,34 @@ def figure_files(d: Path, summary: dict) -> List[str]:
 # ---------------------------------------------------------------- sections
 
 def _section_head(summary: dict, d: Path) -> List[str]:
-    name, paper, claim = summary.get("experiment"), summary.get("paper"), summary.get("claim")
+    name, paper, title = summary.get("experiment"), summary.get("paper"), summary.get("title")
     run = summary.get("reproduce") or {}
     quick = summary.get("quick", run.get("quick"))
     when = run.get("date")
     meta = ["Quick run (scaled-down problem sizes, --quick)" if quick else "Full-size run"]
+    if summary.get("sensitivity"):
+        meta.append("with its sensitivity ranges")
     if when:
         meta.append(f"run {when}")
     if summary.get("seconds") is not None:
         meta.append(f"{fmt_value(summary['seconds'])} s of wall time")
+    if summary.get("engine_seconds") is not None:
+        meta.append(f"{fmt_value(summary['engine_seconds'])} s of engine runs (stored points reused count too)")
+    tally = summary.get("tally") or {}
+    counts = ", ".join(f"{n} {v}" for v, n in tally.items() if n)
     out = [
         "<header>",
         f"<h1>{_e(name)}: reproducing {_e(paper or 'the paper')}</h1>",
-        f'<p class="claim"><b>The paper\'s claim.</b> {_e(claim or "(not recorded in the experiment file)")}</p>',
-        f'<p class="meta">Paper: <cite>{_e(paper or "not recorded")}</cite>. {_e("; ".join(meta))}.</p>',
+        f'<p class="claim"><b>What is reproduced.</b> {_e(title or "(not recorded)")}</p>',
+    ]
+    if summary.get("description"):
+        out.append(f"<p>{_e(summary['description'])}</p>")
+    out += [
+        f'<p class="meta">Paper: <cite>{_e(paper or "not recorded")}</cite> (README, References). '
+        f'{_e("; ".join(meta))}. Claims: {_e(counts or "none recorded")}.</p>',
         "</header>",
         "<nav><ol>",
-        '<li><a href="#acceptance">Acceptance</a></li>',
+        '<li><a href="#claims">Claims</a></li>',
         '<li><a href="#results">Results table</a></li>',
         '<li><a href="#figures">Figures</a></li>',
         '<li><a href="#configuration">Configuration</a></li>',
@@ -337,71 +346,50 @@ def _section_head(summary: dict, d: Path) -> List[str]:
     return out
 
 
-def _checks_table(rows: List[dict]) -> List[str]:
-    cols: List[str] = []
-    for r in rows:
-        for k in r:
-            if k not in cols:
-                cols.append(k)
-    if "met" in cols:  # the verdict last
-        cols.remove("met")
-        cols.append("met")
-    out = ['<div class="scroll"><table class="checks">', "<thead><tr>"]
-    out += [f"<th>{_e(_label(c))}</th>" for c in cols]
+VERDICT_CLASS = {"reproduced": "yes", "partly": "partly", "not reproduced": "no", "not measured": "none"}
+
+
+def _section_claims(summary: dict) -> List[str]:
+    claims = summary.get("claims")
+    out = ['<section id="claims">', "<h2>1. Claims</h2>"]
+    if not isinstance(claims, list) or not claims:
+        out += ['<p class="note">No claim ledger in summary.json (results of an older pagelab).</p>', "</section>"]
+        return out
+    robust = any(isinstance(c, dict) and c.get("robustness") for c in claims)
+    out.append('<p class="note">Each claim of the paper with the rule that would refute it, fixed in the '
+               "experiment file before the run, and what this run measured. "
+               + ("Robustness: the variants of the sensitivity ranges (the file's own settings included) in "
+                  "which the claim is reproduced." if robust else
+                  "Run with <code>--sensitivity</code> to see how robust each verdict is.") + "</p>")
+    cols = ["claim", "source", "paper", "ours", "rule", "verdict"] + (["robustness"] if robust else [])
+    out.append('<div class="scroll"><table class="ledger"><thead><tr>')
+    out += [f"<th>{_e(c)}</th>" for c in cols]
     out.append("</tr></thead><tbody>")
-    for r in rows:
+    for c in claims:
+        if not isinstance(c, dict):
+            continue
+        verdict = str(c.get("verdict", "not measured"))
         out.append("<tr>")
-        for c in cols:
-            v = r.get(c)
-            if c == "met" and isinstance(v, bool):
-                out.append(f'<td class="{"yes" if v else "no"}">{_verdict(v)}</td>')
-            else:
-                num = isinstance(v, (int, float)) and not isinstance(v, bool)
-                out.append(f"<td{_cls('num' if num else '')}>{_e(fmt_value(v))}</td>")
+        out.append(f"<td><b>{_e(c.get('id'))}</b><br>{_e(c.get('statement'))}</td>")
+        out.append(f"<td>{_e(c.get('source'))}</td>")
+        out.append(f'<td class="paper">{_e(c.get("paper"))}</td>')
+        out.append(f"<td>{_e(c.get('ours'))}<br><small>{_e(c.get('detail'))}</small></td>")
+        out.append(f"<td>{_e(c.get('rule'))}</td>")
+        out.append(f'<td class="verdict {VERDICT_CLASS.get(verdict, "none")}">{_e(verdict)}</td>')
+        if robust:
+            out.append(f"<td class=\"num\">{_e(c.get('robustness') or '–')}</td>")
         out.append("</tr>")
     out.append("</tbody></table></div>")
-    return out
-
-
-def _bool_list(items: Iterable[tuple]) -> List[str]:
-    out = ['<ul class="checks">']
-    for key, ok in items:
-        out.append(f"<li>{_e(_label(key))}: {_verdict(bool(ok))}</li>")
-    out.append("</ul>")
-    return out
-
-
-def _section_acceptance(summary: dict) -> List[str]:
-    acc = summary.get("acceptance")
-    out = ['<section id="acceptance">']
-    if not isinstance(acc, dict):
-        out += ["<h2>1. Acceptance</h2>", '<p class="note">No acceptance recorded in summary.json.</p>', "</section>"]
-        return out
-    out.append(f"<h2>1. Acceptance: {_verdict(acc.get('met'))}</h2>")
-    for key in ("rule", "line"):
-        if isinstance(acc.get(key), str):
-            out.append(f"<p>{'<b>Rule.</b> ' if key == 'rule' else ''}{_e(acc[key])}</p>")
-    bools = [(k, v) for k, v in acc.items() if isinstance(v, bool) and k != "met"]
-    checks = acc.get("checks")
-    if isinstance(checks, dict):
-        bools += [(k, v) for k, v in checks.items() if isinstance(v, bool)]
-    if bools:
-        out += _bool_list(bools)
-    if isinstance(checks, list) and checks and all(isinstance(c, dict) for c in checks):
-        out += _checks_table(checks)
-    pairs = summary.get("pairs")  # token-lru: the rule is checked per pair
-    if isinstance(pairs, list) and pairs and all(isinstance(p, dict) and "faults_reduced" in p for p in pairs):
-        out += _checks_table([{"pair": p.get("name"), "faults reduced": p.get("faults_reduced"),
-                               "slowdown reduced": p.get("slowdown_reduced"),
-                               "met": bool(p.get("faults_reduced") and p.get("slowdown_reduced"))}
-                              for p in pairs])
-    rest = [(k, v) for k, v in acc.items()
-            if k not in ("met", "rule", "line", "checks") and not isinstance(v, bool)]
-    if rest:
-        out.append('<dl class="kv">')
-        for k, v in rest:
-            out.append(f"<dt>{_e(_label(k))}</dt><dd>{_e(fmt_value(v))}</dd>")
-        out.append("</dl>")
+    notes = [c for c in claims if isinstance(c, dict) and c.get("note")]
+    if notes:
+        out.append('<ul class="notes">')
+        out += [f"<li><b>{_e(c['id'])}</b>: {_e(c['note'])}</li>" for c in notes]
+        out.append("</ul>")
+    lines = summary.get("lines")
+    if isinstance(lines, list) and lines:
+        out.append("<h3>Findings of this run</h3><ul>")
+        out += [f"<li>{_e(line)}</li>" for line in lines if isinstance(line, str)]
+        out.append("</ul>")
     out.append("</section>")
     return out
 
@@ -518,12 +506,12 @@ def _section_configuration(d: Path, summary: dict) -> List[str]:
     items = [
         ("experiment", summary.get("experiment")),
         ("paper", summary.get("paper")),
-        ("kind", run.get("kind") or summary.get("kind")),
         ("experiment file", run.get("experiment_file")),
         ("problem sizes", "quick (scaled down)" if summary.get("quick", run.get("quick")) else "full"),
-        ("pagelab version", run.get("pagelab_version")),
-        ("engine version", run.get("engine_version") or summary.get("engine_version")),
-        ("git commit", run.get("git_commit")),
+        ("points", summary.get("points")),
+        ("pagelab version", (run.get("pagelab") or {}).get("pagelab")),
+        ("engine version", (run.get("pagelab") or {}).get("engine")),
+        ("git commit", (run.get("pagelab") or {}).get("commit")),
         ("run date (UTC)", run.get("date")),
         ("wall time", None if summary.get("seconds") is None else f"{fmt_value(summary['seconds'])} s"),
     ]
@@ -580,7 +568,7 @@ def build_report(directory: PathLike) -> Path:
     PagelabError (one line) when DIR is missing or holds no experiment's summary.json."""
     d = Path(directory)
     summary = _experiment_summary(d)
-    body = (_section_head(summary, d) + _section_acceptance(summary) + _section_table(d, summary)
+    body = (_section_head(summary, d) + _section_claims(summary) + _section_table(d, summary)
             + _section_figures(d, summary) + _section_configuration(d, summary) + _section_rerun(d, summary))
     title = f"pagelab: {summary.get('experiment')} ({summary.get('paper') or 'no paper recorded'})"
     path = d / REPORT
@@ -597,20 +585,21 @@ def build_index(directory: PathLike) -> Path:
     subs = experiment_subdirs(d)
     if not subs:
         raise PagelabError(f"{d}: no experiment subdirectories (none holds a {SUMMARY} of `pagelab reproduce`)")
-    rows, quick, outs, met = [], set(), set(), 0
+    rows, quick, outs, totals = [], set(), set(), {}
     for sub in subs:
         s = _read_summary(sub) or {}
         run = s.get("reproduce") or {}
-        acc = s.get("acceptance") if isinstance(s.get("acceptance"), dict) else {}
-        met += bool(acc.get("met"))
+        tally = s.get("tally") if isinstance(s.get("tally"), dict) else {}
+        for v, n in tally.items():
+            totals[v] = totals.get(v, 0) + (n if isinstance(n, int) else 0)
         quick.add(bool(s.get("quick", run.get("quick"))))
         outs.add(os.path.dirname(_out_of(rerun_command(sub, s), "")))
         link = f"{sub.name}/{REPORT}"
         name = (f'<a href="{_href(link)}">{_e(s.get("experiment"))}</a>' if (sub / REPORT).is_file()
                 else f"{_e(s.get('experiment'))} (no report yet)")
         rows.append(
-            f"<tr><td>{name}</td><td>{_e(s.get('paper') or '–')}</td><td>{_e(s.get('claim') or '–')}</td>"
-            f"<td>{_verdict(acc.get('met'))}</td>"
+            f"<tr><td>{name}</td><td>{_e(s.get('paper') or '–')}</td><td>{_e(s.get('title') or '–')}</td>"
+            f"<td>{_e(', '.join(f'{n} {v}' for v, n in tally.items() if n) or '–')}</td>"
             f"<td>{'quick' if s.get('quick', run.get('quick')) else 'full'}</td>"
             f"<td>{_e(run.get('date') or 'not recorded')}</td>"
             f"<td class=\"num\">{_e(fmt_value(s.get('seconds')))}</td></tr>")
@@ -618,11 +607,12 @@ def build_index(directory: PathLike) -> Path:
     cmd = shlex.join(["pagelab", "reproduce", "all"] + (["--quick"] if quick == {True} else []) + ["--out", out_dir])
     body = [
         "<header><h1>pagelab: reproduced experiments</h1>",
-        f'<p class="meta">{len(subs)} experiment{"s" if len(subs) != 1 else ""}, acceptance met by '
-        f"{met} of {len(subs)}. Each report holds the paper's claim, our numbers beside the paper's, "
-        "the figures, the configuration and the command that re-runs it.</p></header>",
+        f'<p class="meta">{len(subs)} experiment{"s" if len(subs) != 1 else ""}; claims: '
+        f"{_e(', '.join(f'{n} {v}' for v, n in totals.items() if n) or 'none recorded')}. Each report holds "
+        "the claim ledger, our numbers beside the paper's, the figures, the configuration and the command "
+        "that re-runs it.</p></header>",
         '<section id="experiments"><h2>Experiments</h2><div class="scroll"><table class="index">',
-        "<thead><tr><th>experiment (report)</th><th>paper</th><th>claim</th><th>acceptance</th>"
+        "<thead><tr><th>experiment (report)</th><th>paper</th><th>what is reproduced</th><th>claims</th>"
         "<th>sizes</th><th>run date (UTC)</th><th>wall time (s)</th></tr></thead><tbody>",
         *rows,
         "</tbody></table></div></section>",
