@@ -9,7 +9,7 @@ import pytest
 
 from conftest import assert_user_error, run_cli
 
-from pagelab import system
+from pagelab import system, timed
 from pagelab.gang import GangResult, label
 from pagelab.reproduce import experiment_path
 from pagelab.reproduce_gang import check_gang, load_gang
@@ -61,8 +61,8 @@ def test_labels():
 
 
 def test_run_gang_from_python(tmp_path):
-    lru = system.run_system(_write(tmp_path, GANG.format(mechanisms="[]"), "lru.toml"))
-    adaptive = system.run_system(_write(tmp_path, GANG.format(mechanisms='["so", "ao", "ai", "bg"]')))
+    lru = timed.run_system(_write(tmp_path, GANG.format(mechanisms="[]"), "lru.toml"))
+    adaptive = timed.run_system(_write(tmp_path, GANG.format(mechanisms='["so", "ao", "ai", "bg"]')))
     assert isinstance(lru, GangResult) and len(lru.nodes) == 2
     jobs = adaptive.jobs
     assert list(jobs["job"]) == ["a", "b"] and (jobs["end_s"] > jobs["dedicated_s"]).all()

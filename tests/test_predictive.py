@@ -12,7 +12,7 @@ import pytest
 from conftest import assert_user_error, run_cli
 
 import pagelab
-from pagelab import system
+from pagelab import system, timed
 from pagelab.reproduce import experiment_path
 from pagelab.reproduce_predictive import check_predictive, load_predictive
 
@@ -32,11 +32,11 @@ def test_dp_approx_in_the_timed_system_reports_its_evictions():
         "system": {"frames": 450, "reclaim": "clock", "dead_list": "dp-approx:0.5"},
         "process": [{"name": "loop", "workload": "scan", "params": {"pages": 500, "passes": 20, "write": True}}],
     }
-    r = system.run_system(config)
+    r = timed.run_system(config)
     counters = r.raw["reclaim_counters"]
     assert counters["dead_list_evictions"] > 0 and counters["dead_list_predictions"] > 0
     config["system"].pop("dead_list")
-    clock = system.run_system(config)
+    clock = timed.run_system(config)
     assert r.process("loop")["major_faults"] < clock.process("loop")["major_faults"]
     assert clock.raw["reclaim_counters"] == {}
 

@@ -26,7 +26,8 @@ from .api import (
     workloads,
 )
 from .fault_analysis import fault_parameters
-from .system import SystemResult, load_config, run_system
+from .system import SystemResult, load_config
+from .timed import run_system
 from .sweeps import results, sweep
 
 from .version import build_info, package_version

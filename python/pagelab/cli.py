@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, List, Optional
 
-from . import api, fault_analysis, gang, numa, system
+from . import api, fault_analysis, gang, numa, system, timed
 from .bench import run_bench
 from .capture import capture
 from .demo import run_demo
@@ -364,7 +364,7 @@ def cmd_run(args) -> int:
         return _run_numa(args, data, out)
     engine_config, name = system.load_config(args.config)
     with system.SimulatedTimeBar("simulating", enabled=args.progress) as bar:
-        result = system.run_engine(engine_config, name, bar)
+        result = timed.run_engine(engine_config, name, bar)
     if "gang" in engine_config:
         written = gang.write_gang_outputs(result, out)
         if args.json:

@@ -33,7 +33,8 @@ from . import _core, api
 from ._core import PagelabError
 from .files import atomic_path, write_text
 from .version import build_info
-from .system import SimulatedTimeBar, normalize_config, read_toml, run_engine, safe_name
+from .system import SimulatedTimeBar, normalize_config, read_toml, safe_name
+from .timed import run_engine
 
 #: the experiment files shipped inside the package (pagelab/experiments/*.toml)
 EXPERIMENTS_DIR = Path(__file__).resolve().parent / "experiments"

@@ -32,7 +32,8 @@ from .gang import GangResult, label
 from .figures.bars import plot_grouped_bars, plot_paging_activity
 from .reproduce import fmt_pct, reduction_pct, write_outputs
 from .reproduce_mclustering import _is_number, _need, merge
-from .system import SimulatedTimeBar, normalize_config, read_toml, run_engine, safe_name
+from .system import SimulatedTimeBar, normalize_config, read_toml, safe_name
+from .timed import run_engine
 
 KIND = "gang"
 TOP_KEYS = ("experiment", "base", "workload", "parallel", "breakdown")

@@ -22,7 +22,8 @@ from . import _core
 from ._core import PagelabError
 from .configs import merge
 from .reproduce import fmt_pct, footprint_pages, reduction_pct, write_outputs
-from .system import SimulatedTimeBar, normalize_config, read_toml, run_engine, safe_name
+from .system import SimulatedTimeBar, normalize_config, read_toml, safe_name
+from .timed import run_engine
 
 KIND = "mclustering"
 #: the two configurations, in column order: (key, default label)

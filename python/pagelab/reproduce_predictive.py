@@ -38,7 +38,8 @@ from .progress import ProgressBar
 from .reproduce import fmt_pct, reduction_pct, write_outputs
 from .configs import merge
 from .reproduce_mclustering import _is_number, _need
-from .system import normalize_config, read_toml, run_engine
+from .system import normalize_config, read_toml
+from .timed import run_engine
 
 KIND = "predictive"
 TOP_KEYS = ("experiment", "system", "workload")

@@ -18,12 +18,11 @@ import math
 import os
 import re
 from pathlib import Path
-from typing import Any, Callable, Dict, Optional, Union
+from typing import Any, Dict, Optional, Union
 
-from . import _core
 from ._core import PagelabError
-from .configs import toml_kind
 from .api import html_table
+from .configs import toml_kind
 from .figures.memory import draw_memory, plot_memory, plot_space_time
 from .files import atomic_path, output_dir, write_text
 from .progress import ProgressBar
@@ -185,17 +184,6 @@ class SimulatedTimeBar(ProgressBar):
 
 # ---------------------------------------------------------------- running
 
-def engine_available() -> bool:
-    return hasattr(_core, "run_system")
-
-
-def run_system(config: ConfigLike, progress: Optional[Callable[[int], Any]] = None) -> "SystemResult":
-    """Runs a timed multiprogrammed system. ``config`` is a TOML path or a dict of the
-    same structure; ``progress`` is called with simulated milliseconds done."""
-    engine_config, name = load_config(config)
-    return run_engine(engine_config, name, progress)
-
-
 def check_numbers(value: Any, name: str, path: str = "") -> None:
     """Every number of a configuration is one the engine can read: finite floats (TOML
     allows nan and inf) and integers of at most 64 bits. A one-line error names the key;
@@ -219,25 +207,6 @@ def engine_json(engine_config: dict, name: str) -> str:
         return json.dumps(engine_config, allow_nan=False)
     except (TypeError, ValueError) as err:
         raise PagelabError(f"{name}: cannot be converted to JSON: {err}") from None
-
-
-def run_engine(engine_config: dict, name: str, progress=None):
-    """Runs an already normalised configuration (the engine's structure): a
-    :class:`SystemResult`, or with a ``[gang]`` table a :class:`pagelab.gang.GangResult`."""
-    if not engine_available():
-        raise PagelabError("this build of the engine has no timed system (pagelab._core.run_system): "
-                           "rebuild with 'make build'")
-    text = engine_json(engine_config, name)
-    gang = "gang" in engine_config
-    try:
-        raw = (_core.run_gang if gang else _core.run_system)(text, progress)
-    except PagelabError as err:
-        raise engine_error(name, err) from None
-    if gang:
-        from .gang import GangResult
-
-        return GangResult(raw, config=engine_config, name=name)
-    return SystemResult(raw, config=engine_config, name=name)
 
 
 class SystemResult:

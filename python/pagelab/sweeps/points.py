@@ -11,7 +11,7 @@ from ..api import replay
 from ..fault_analysis import fault_parameters
 from ..fault_stats import summary
 from ..numa import run_numa
-from ..system import run_engine
+from ..timed import run_engine
 from .spec import _replay_source, canonical_json
 
 # ---------------------------------------------------------------- running one point
