@@ -14,7 +14,7 @@ SHELL     := bash
 .SHELLFLAGS := -eo pipefail -c
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup build demo test test-rust test-python bench clean fuzz
+.PHONY: all setup build demo test test-rust test-python bench clean fuzz readme
 
 all: build
 
@@ -56,6 +56,12 @@ test-rust:
 # happen once
 test-python: build
 	$(VENV)/bin/pytest -q -n $(JOBS) --dist loadscope tests
+
+# The README's reproduced results, from a full run of the five experiments with their
+# sensitivity ranges (results/all/: the ledgers, reports and figures).
+readme: build
+	$(VENV)/bin/pagelab reproduce all --sensitivity --out results/all
+	$(VENV)/bin/pagelab report results/all --readme README.md
 
 bench: build
 	$(CARGO) bench -p pagelab-bench
