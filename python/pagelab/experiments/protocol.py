@@ -32,7 +32,7 @@ from .._core import PagelabError
 from ..sweeps.store import Store
 from ..system import read_toml
 from .claims import Claim, parse_claims
-from .schema import AnyTable, ArrayOf, Field, List_, Number, Str, Table, check_file
+from .schema import AnyTable, Anything, ArrayOf, Field, List_, Number, Str, Table, check_file
 
 #: the experiment files and modules shipped with the package
 EXPERIMENTS_DIR = Path(__file__).resolve().parent
@@ -60,7 +60,9 @@ CLAIM_TABLE = Table({
 })
 SENSITIVITY_TABLE = Table({
     "key": Field(Str(), doc="a dotted key of this file; '*' stands for every entry of an array"),
-    "values": Field(List_(Number(), min_len=1), None, "values to set"),
+    "values": Field(List_(Anything("a number, a string or true/false",
+                                   lambda v: isinstance(v, (int, float, str, bool))), min_len=1), None,
+                    "values to set (numbers, strings such as a policy's name, or true/false)"),
     "scale": Field(List_(Number(above=0), min_len=1), None, "factors to multiply the file's values by"),
     "why": Field(Str(), doc="why the paper leaves it open, and where the range comes from"),
 })
@@ -252,7 +254,7 @@ def variants_of(spec: Spec, index: int) -> List[Tuple[str, dict]]:
                 raise PagelabError(f"{where}: names nothing")
             for container, k in places:
                 container[k] = v
-            out.append((f"{s['key']} = {v:g}", data))
+            out.append((f"{s['key']} = {_label(v)}", data))
     else:
         for f in s["scale"]:
             data = copy.deepcopy(spec.data)
@@ -270,6 +272,14 @@ def variants_of(spec: Spec, index: int) -> List[Tuple[str, dict]]:
                 container[k] = int(round(new)) if isinstance(old, int) else new
             out.append((f"{s['key']} x {f:g}", data))
     return out
+
+
+def _label(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
 
 
 def spec_variants(spec: Spec) -> List[Spec]:
