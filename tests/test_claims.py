@@ -168,3 +168,10 @@ def test_sensitivity_variants_set_and_scale():
     assert spec.data["pair"][0]["memory"] == base[0]  # the file's own data is untouched
     j = next(i for i, s in enumerate(spec.data["sensitivity"]) if s["key"] == "base.token.hold_limit_s")
     assert [v["base"]["token"]["hold_limit_s"] for _, v in variants_of(spec, j)] == [15, 240]
+
+
+def test_a_tables_default_gets_its_keys_defaults():
+    from pagelab.experiments.schema import Field, Int, Table, check_file
+
+    schema = Table({"setup": Field(Table({"n": Field(Int(min=1), 3)}), {})})
+    assert check_file({}, schema, "f.toml") == {"setup": {"n": 3}}

@@ -579,3 +579,13 @@ def test_a_large_store_is_merged_and_reads_the_same(tmp_path, monkeypatch):
     assert rerun.attrs["ran"] == 4 and len(rerun) == 16 and not merged[0].exists()
     assert rerun.set_index(["frames", "seed", "policy"])["faults"].to_dict() == \
         bigger[bigger["frames"].isin([5, 10])].set_index(["frames", "seed", "policy"])["faults"].to_dict()
+
+
+def test_a_point_keeps_the_columns_of_every_row(tmp_path):
+    """A replay point's rows differ (a predictive policy's counters follow LRU's row);
+    the stored point keeps every row's columns."""
+    df = pagelab.sweep({"sweep": {"kind": "replay"},
+                        "base": {"source": {"workload": "scan"}, "policy": ["lru", "last-dynamic:60"], "frames": 20}},
+                       out=tmp_path / "s", workers=0)
+    row = df[df["policy"] == "last-dynamic:60"].iloc[0]
+    assert "dead_list_evictions" in df.columns and row["predictions"] >= 0

@@ -173,7 +173,8 @@ class Table(Type):
             elif f.default is REQUIRED:
                 raise PagelabError(f"{file}: {prefix}{key}: missing; expected {f.type.describe()}")
             elif f.default is not None:
-                out[key] = copy.deepcopy(f.default)
+                # through the type, so that a table's default gets its own keys' defaults
+                out[key] = f.type.check(copy.deepcopy(f.default), f"{prefix}{key}", file)
         return out
 
 

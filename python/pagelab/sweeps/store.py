@@ -95,7 +95,10 @@ class Store:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        table = pa.Table.from_pylist(rows)
+        # every row's columns: from_pylist alone takes them from the first row, and a
+        # replay's rows differ (the predictive policies' counters come after LRU's row)
+        columns = list(dict.fromkeys(k for r in rows for k in r))
+        table = pa.Table.from_pydict({c: [r.get(c) for r in rows] for c in columns})
         meta = dict(table.schema.metadata or {})
         meta.update({b"pagelab.point": h.encode(), b"pagelab.axes": json.dumps(axis_names).encode(),
                      b"pagelab.engine_version": _core.ENGINE_VERSION.encode()})
