@@ -1,0 +1,612 @@
+"""gang-adaptive-paging.txt (Ryu, Pachapurkar and Fong, "Adaptive Memory Paging for
+Efficient Gang Scheduling of Parallel Applications"), section 4: figures 7 (serial), 8
+(parallel), 9 (LU by mechanism) and 6 (paging activity).
+
+Two instances of each NPB-like workload run as two gang-scheduled jobs on nodes whose
+memory holds one instance's footprint but not two (``setup.memory_ratio`` times it),
+under the original paging ("LRU": the node's clock reclaim with the Linux 2.2 16-page
+read-ahead), under combinations of the four mechanisms (so, ao, ai, bg), and in batch
+(one instance after the other, the baseline). Each instance alone computes for
+``setup.job_s`` seconds: its CPU cost per reference comes from its measured references.
+Parallel runs put one process per node and a barrier per iteration of the workload.
+
+The switching overhead of a run is (gang - batch) / gang of the completion of both
+instances; its reduction is against LRU's overhead on the same workload and cluster.
+Measures are keyed by workload ("LU"), by run ("LU x2": on 2 nodes) or by cluster size
+("serial", "2 nodes", "4 nodes"), in the file's order, so that claims can compare them
+with the paper's numbers position by position.
+
+With --quick the workloads take their ``quick`` sizes and job_s, the quantum and the
+activity window are multiplied by quick_scale (the first version's quick run)."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+import pandas as pd
+
+from .. import api
+from .._core import PagelabError
+from ..figures.bars import plot_grouped_bars, plot_paging_activity
+from ..gang import GangResult, label
+from ..system import normalize_config
+from .claims import spearman
+from .common import base_table, fmt_pct, laid_over, reduction_pct
+from .protocol import Analysis, Point, Results, Spec, View
+from .schema import AnyTable, ArrayOf, Field, Int, List_, Number, Str, Table
+
+#: all four mechanisms (figures 7 and 8)
+ALL = ["so", "ao", "ai", "bg"]
+#: figure 9's combinations
+BREAKDOWN = [["ai"], ["so"], ["so", "ao"], ["so", "ao", "bg"], ALL]
+#: figure 6's four graphs
+ACTIVITY = [[], ["so"], ["so", "ao"], ALL]
+#: a workload's keys that make its engine process (``quick`` may override them)
+PROCESS_KEYS = ("workload", "params", "seed", "cpu_ns_per_ref")
+
+_PROCESS = {
+    "workload": Field(Str(), doc="a built-in workload (pagelab workload list), e.g. npb-lu"),
+    "params": Field(AnyTable("a table of the workload's parameters"), {}, "its parameters (iterations: "
+                                                                          "its barriers in parallel runs)"),
+    "seed": Field(Number(min=0, whole=True), None, "the first instance's seed (the second: seed + 1000)"),
+    "cpu_ns_per_ref": Field(Number(above=0), None, "CPU time per reference (ns); default: job_s over its references"),
+}
+WORKLOAD = Table({
+    "name": Field(Str(), doc="the benchmark's name, as the paper's figures name it"),
+    **_PROCESS,
+    "quick": Field(Table({k: Field(f.type, None, f"with --quick: {f.doc}") for k, f in _PROCESS.items()}), {},
+                   "laid over the entry with --quick (the small sizes)"),
+    "paper": Field(Table({
+        "lru_overhead_pct": Field(Number(), None, "figure 7(b): switching overhead under LRU, %"),
+        "all_overhead_pct": Field(Number(), None, "figure 7(b): switching overhead under so/ao/ai/bg, %"),
+        "overhead_reduction_pct": Field(Number(), None, "figure 7(c): its reduction by so/ao/ai/bg, %"),
+    }), {}, "the paper's serial numbers, as printed (shown beside ours)"),
+})
+TABLES = {
+    "setup": Field(Table({
+        "memory_ratio": Field(Number(above=1.0, max=2.0), 1.5,
+                              "memory per node as a multiple of one instance's footprint: one fits, two do not "
+                              "(between 1 and 2)"),
+        "job_s": Field(Number(above=0), 40.0, "seconds an instance computes alone (sets its CPU cost per reference); "
+                                              "times quick_scale with --quick"),
+        "activity_until_s": Field(Number(above=0), None, "figure 6: the paging activity over the first this many "
+                                                         "seconds (none: the whole run); times quick_scale with --quick"),
+        "early_fraction": Field(Number(above=0, max=1), 0.25,
+                                "figures 1/6: page-ins in this first part of a quantum after a switch count as early"),
+    }), {}, "the experiment's own settings"),
+    "base": Field(base_table("system", "disk", "swap", "gang"), {},
+                  "engine tables under every run (one node's); system.frames and gang.nodes/mode/mechanisms are set "
+                  "per run; gang.quantum_s is multiplied by quick_scale with --quick"),
+    "workload": Field(ArrayOf(WORKLOAD, min_len=1), doc="figure 7's benchmarks, each run as two instances"),
+    "parallel": Field(Table({
+        "nodes": Field(List_(Int(min=2)), [], "the cluster sizes of figure 8"),
+        "workloads": Field(List_(Str()), [], "the [[workload]] names run on each cluster size"),
+        "paper": Field(AnyTable("a table of WORKLOAD_NODES = { overhead_reduction_pct = ... }"), {},
+                       "figure 8's numbers, as printed (shown beside ours)"),
+    }), {}, "figure 8: the workloads on several nodes, a barrier per iteration"),
+    "breakdown": Field(Table({
+        "workload": Field(Str(), doc="the [[workload]] run under each combination (the paper: LU)"),
+        "paper": Field(AnyTable("a table: serial, nodes_N = reduction %"), {},
+                       "figure 9(c)'s so/ao/ai/bg reductions, as printed"),
+    }), None, "figure 9 (every combination, serial and on each cluster size) and figure 6 (paging activity on "
+              "the largest cluster)"),
+}
+MEASURES = {
+    "serial_completion_reduction_pct": "completion of both instances, so/ao/ai/bg against LRU, per serial workload, %",
+    "serial_lru_overhead_pct": "switching overhead (gang - batch) / gang under LRU, per serial workload, %",
+    "serial_all_overhead_pct": "switching overhead under so/ao/ai/bg, per serial workload, %",
+    "serial_overhead_reduction_pct": "reduction of the switching overhead by so/ao/ai/bg, per serial workload, %",
+    "serial_is_reduction_gap_pct": "smallest serial reduction of the other workloads minus IS's, points",
+    "parallel_completion_reduction_pct": "completion, so/ao/ai/bg against LRU, per parallel run ('LU x2'), %",
+    "parallel_lru_overhead_pct": "switching overhead under LRU, per parallel run, %",
+    "parallel_overhead_reduction_pct": "reduction of the switching overhead by so/ao/ai/bg, per parallel run, %",
+    "parallel_reduction_by_nodes": "per parallel workload: its reductions on each cluster size, in order, %",
+    "parallel_cg_reduction_gap_pct": "per cluster size: the smallest other parallel reduction minus CG's, points",
+    "stress_reduction_rho": "Spearman's rho of LRU's switching overhead and its reduction, every serial and "
+                            "parallel run",
+    "overhead_reduction_max_pct": "largest reduction of the switching overhead, every serial and parallel run, %",
+    "overhead_reduction_spread_pct": "largest minus smallest reduction, every serial and parallel run, points",
+    "lu_lru_overhead_pct": "breakdown workload: LRU's switching overhead, serial (a number) and parallel "
+                           "(a list by cluster size), %",
+    "lu_all_reduction_pct": "breakdown workload: so/ao/ai/bg's reduction per cluster size ('serial', '2 nodes'), %",
+    "lu_serial_reduction_lead_pct": "breakdown workload: serial reduction minus the largest parallel one, points",
+    "lu_ai_so_reduction_pct": "breakdown workload: the reductions of ai alone and so alone, each by cluster size, %",
+    "lu_ao_gain_pct": "breakdown workload: completion gain of so/ao over so, serial and parallel, % of so's",
+    "lu_bg_gain_pct": "breakdown workload: completion gain of so/ao/bg over so/ao, serial and parallel, %",
+    "lu_ai_gain_pct": "breakdown workload: completion gain of so/ao/ai/bg over so/ao/bg, by cluster size, %",
+    "lu_all_best_margin_pct": "breakdown workload: so/ao/ai/bg's reduction minus the best other combination's, "
+                              "by cluster size, points",
+    "activity_early_share_pct": "figure 6 runs: share of node 0's page-ins in the first early_fraction of a quantum, "
+                                "per combination, %",
+    "activity_paged_reduction_pct": "figure 6 runs: pages paged (read + written, every node) against LRU's, per "
+                                    "combination, %",
+    "activity_intensity_ratio": "figure 6 runs: node 0's mean page-in rate while paging, so/ao/ai/bg over LRU",
+}
+
+
+def check(spec: Spec) -> None:
+    file = spec.path.name
+    setup = spec.table("setup")
+    if not setup["memory_ratio"] < 2.0:
+        raise PagelabError(f"{file}: setup.memory_ratio: expected a number between 1 and 2 (memory for one "
+                           f"instance's footprint but not two), got {setup['memory_ratio']}")
+    base = spec.table("base")
+    if "frames" in base.get("system", {}):
+        raise PagelabError(f"{file}: base.system.frames: set per workload from its footprint and "
+                           "setup.memory_ratio; remove it")
+    for key in ("nodes", "mechanisms", "mode"):
+        if key in base.get("gang", {}):
+            raise PagelabError(f"{file}: base.gang.{key}: set by the experiment for each run; remove it")
+    names = [w["name"] for w in spec.table("workload")]
+    for i, n in enumerate(names):
+        if n in names[:i]:
+            raise PagelabError(f"{file}: workload[{i}].name: '{n}' is used twice")
+    for i, n in enumerate(spec.table("parallel")["workloads"]):
+        if n not in names:
+            raise PagelabError(f"{file}: parallel.workloads[{i}]: no [[workload]] '{n}' (expected one of "
+                               f"{', '.join(names)})")
+    bd = spec.table("breakdown")
+    if bd is not None and bd["workload"] not in names:
+        raise PagelabError(f"{file}: breakdown.workload: no [[workload]] '{bd['workload']}' (expected one of "
+                           f"{', '.join(names)})")
+
+
+# ---------------------------------------------------------------- the runs
+
+@functools.lru_cache(maxsize=256)
+def _workload_info(key: str) -> tuple:
+    spec = json.loads(key)
+    info = api.Workload(spec["workload"], seed=spec["seed"], page_size=spec["page_size"], **spec["params"]).info()
+    return int(info["distinct_pages"]), int(info["references"])
+
+
+def workload_info(process: dict, page_size: int) -> tuple:
+    """(distinct pages, references) of one instance, from one pass over its references;
+    cached, since sensitivity variants and the analysis ask again. (common.footprint_pages
+    gives only the first.)"""
+    key = {"workload": process["workload"], "seed": int(process.get("seed") or 0), "page_size": page_size,
+           "params": dict(process.get("params", {}))}
+    try:
+        return _workload_info(json.dumps(key, sort_keys=True))
+    except PagelabError as err:
+        raise PagelabError(f"workload '{process.get('name', process['workload'])}': {err}") from None
+
+
+def job_process(entry: dict, quick: bool) -> dict:
+    """A [[workload]] entry as the engine's process of one job; with --quick its
+    ``quick`` table laid over it."""
+    p = {k: copy.deepcopy(v) for k, v in entry.items() if k in PROCESS_KEYS and v is not None}
+    if quick:
+        p = laid_over(p, {k: v for k, v in entry.get("quick", {}).items() if v is not None})
+    return p
+
+
+def superstep_refs(process: dict, references: int) -> int:
+    """A barrier per iteration of the workload (its ``iterations`` parameter), as the
+    NPB codes exchange boundaries and reduce once per time step."""
+    iterations = int(process.get("params", {}).get("iterations", 1))
+    return max(1, references // max(1, iterations))
+
+
+def _time(value: float, scale: float) -> float:
+    """A time scaled for --quick, rounded to the nanosecond (8 s x 0.2 is 1.6 s)."""
+    return round(float(value) * scale, 9)
+
+
+def settings(spec: Spec) -> dict:
+    """The settings of this run: job_s and the activity window scaled for --quick, the
+    base tables with the quantum scaled."""
+    setup = spec.table("setup")
+    base = copy.deepcopy(spec.table("base"))
+    if spec.scale != 1.0 and "quantum_s" in base.get("gang", {}):
+        base["gang"]["quantum_s"] = _time(base["gang"]["quantum_s"], spec.scale)
+    until = setup.get("activity_until_s")
+    return {"job_s": _time(setup["job_s"], spec.scale), "memory_ratio": float(setup["memory_ratio"]),
+            "activity_until_s": None if until is None else _time(until, spec.scale),
+            "early_fraction": float(setup["early_fraction"]), "base": base,
+            "page_size": int(base.get("system", {}).get("page_size", 4096))}
+
+
+def sizes(spec: Spec) -> Dict[str, dict]:
+    """Per workload: footprint, references, frames per node, references per barrier and
+    the CPU cost per reference that makes an instance compute job_s alone."""
+    s = settings(spec)
+    out = {}
+    for entry in spec.table("workload"):
+        proc = job_process(entry, spec.quick)
+        pages, refs = workload_info(dict(proc, name=entry["name"]), s["page_size"])
+        cpu = float(proc.get("cpu_ns_per_ref") or s["job_s"] * 1e9 / max(1, refs))
+        step = superstep_refs(proc, refs)
+        out[entry["name"]] = {"pages": pages, "references": refs,
+                              "frames": max(16, int(round(s["memory_ratio"] * pages))),
+                              "superstep_refs": step, "cpu_ns_per_ref": cpu,
+                              "seconds_per_iteration": cpu * step / 1e9}
+    return out
+
+
+def gang_config(base: dict, process: dict, frames: int, nodes: int, mechanisms: Optional[list],
+                superstep: int) -> dict:
+    """The configuration (as in a TOML file) of one run: two instances of ``process`` as
+    two jobs; ``mechanisms`` None is batch."""
+    cfg = copy.deepcopy(base)
+    cfg.setdefault("system", {})["frames"] = int(frames)
+    g = cfg.setdefault("gang", {})
+    g["nodes"] = nodes
+    g["mode"] = "batch" if mechanisms is None else "gang"
+    g["mechanisms"] = list(mechanisms or [])
+    jobs = []
+    for i in range(2):
+        p = copy.deepcopy(process)
+        p["name"] = f"{p['workload']}.{i + 1}"
+        p["seed"] = int(p.get("seed", 0)) + 1000 * i  # the second instance works on other data
+        if nodes > 1:
+            p["superstep_refs"] = superstep
+        jobs.append(p)
+    cfg["process"] = jobs
+    return cfg
+
+
+def what(mechanisms: Optional[list]) -> str:
+    """'batch', 'LRU' or the mechanisms as the paper writes them ('so/ao/ai/bg')."""
+    return "batch" if mechanisms is None else label(mechanisms)
+
+
+def point_key(workload: str, nodes: int, mechanisms: Optional[list]) -> str:
+    return f"{workload} x{nodes} | {what(mechanisms)}"
+
+
+def _runs(spec: Spec) -> List[tuple]:
+    """(workload, nodes, mechanisms) of every run, once each, in the figures' order."""
+    par, bd = spec.table("parallel"), spec.table("breakdown")
+    runs = []
+    for w in spec.table("workload"):
+        runs += [(w["name"], 1, m) for m in (None, [], ALL)]
+    for nodes in par["nodes"]:
+        for name in par["workloads"]:
+            runs += [(name, nodes, m) for m in (None, [], ALL)]
+    if bd is not None:
+        for nodes in [1] + list(par["nodes"]):
+            runs += [(bd["workload"], nodes, m) for m in [None, []] + BREAKDOWN]
+        runs += [(bd["workload"], _activity_nodes(spec), m) for m in ACTIVITY]
+    return list({point_key(*r): r for r in runs}.values())
+
+
+def _activity_nodes(spec: Spec) -> int:
+    """Figure 6's cluster: the largest."""
+    return max([1] + list(spec.table("parallel")["nodes"]))
+
+
+def configs(spec: Spec) -> Dict[str, dict]:
+    """Every run's engine configuration, by point key."""
+    s, size = settings(spec), sizes(spec)
+    entries = {w["name"]: w for w in spec.table("workload")}
+    base_dir = spec.path.resolve().parent
+    out = {}
+    for name, nodes, mechs in _runs(spec):
+        m = size[name]
+        proc = dict(job_process(entries[name], spec.quick), cpu_ns_per_ref=m["cpu_ns_per_ref"])
+        key = point_key(name, nodes, mechs)
+        out[key] = normalize_config(gang_config(s["base"], proc, m["frames"], nodes, mechs, m["superstep_refs"]),
+                                    f"{spec.path.name}: workload '{name}' on {nodes} node(s), {what(mechs)}",
+                                    base_dir)
+    return out
+
+
+def points(spec: Spec) -> List[Point]:
+    return [Point(key, "gang", cfg) for key, cfg in configs(spec).items()]
+
+
+# ---------------------------------------------------------------- the analysis
+
+def paged_pages(raw: dict) -> int:
+    """Pages read and written by every node's swap disk: the paging of the run."""
+    return sum(n["pages_read"] + n["pages_written"] for n in raw["nodes"])
+
+
+def run_metrics(gang: dict, batch: dict) -> dict:
+    """Completion of both instances, switching overhead against batch, pages paged."""
+    t, b = gang["end_ns"] / 1e9, batch["end_ns"] / 1e9
+    faults = sum(p["major_faults"] for n in gang["nodes"] for p in n["processes"])
+    return {"completion_s": t, "overhead_s": t - b, "overhead_pct": 100.0 * (t - b) / t if t else 0.0,
+            "pages_paged": paged_pages(gang), "major_faults": int(faults)}
+
+
+def compare(results: Results, workload: str, nodes: int, combos: Sequence[list]) -> dict:
+    """One workload on ``nodes`` nodes: batch, LRU and each combination in ``combos``,
+    each with its reductions against LRU (overhead, completion, pages paged)."""
+    batch = results.full(point_key(workload, nodes, None))
+    lru = run_metrics(results.full(point_key(workload, nodes, [])), batch)
+    row = {"workload": workload, "nodes": nodes, "batch_s": batch["end_ns"] / 1e9, "LRU": lru, "configs": {}}
+    for combo in combos:
+        m = run_metrics(results.full(point_key(workload, nodes, combo)), batch)
+        m["overhead_reduction_pct"] = reduction_pct(lru["overhead_s"], m["overhead_s"]) \
+            if lru["overhead_s"] > 0 else None
+        m["completion_reduction_pct"] = reduction_pct(lru["completion_s"], m["completion_s"])
+        m["paging_reduction_pct"] = reduction_pct(lru["pages_paged"], m["pages_paged"])
+        row["configs"][label(combo)] = m
+    return row
+
+
+def early_share(raw: dict, quantum_s: float, fraction: float, node: int = 0) -> float:
+    """The share of node ``node``'s page-ins in the first ``fraction`` of the quantum after
+    each switch (figure 1's compaction: paging at the start of a quantum). A sample at
+    time t counts the reads issued in (previous sample, t]; it is early when that interval
+    reaches into [switch, switch + fraction x quantum)."""
+    series = raw["nodes"][node]["system_series"]
+    switches = [s["t_ns"] / 1e9 for s in raw["switches"] if s["from"] is not None]
+    early = total = 0
+    prev = 0.0
+    for t, x in zip(series["t_s"], series["pages_in"]):
+        total += x
+        if any(prev < s + fraction * quantum_s and t >= s for s in switches):
+            early += x
+        prev = t
+    return early / total if total else 0.0
+
+
+def paging_intensity(raw: dict, node: int = 0) -> float:
+    """Node ``node``'s mean page-in rate (pages/s) over the samples that have page-ins:
+    how fast it pages while it pages."""
+    series = raw["nodes"][node]["system_series"]
+    rates, prev = [], 0.0
+    for t, x in zip(series["t_s"], series["pages_in"]):
+        if x > 0 and t > prev:
+            rates.append(x / (t - prev))
+        prev = t
+    return sum(rates) / len(rates) if rates else 0.0
+
+
+def gap_below_others(values: Dict[str, Optional[float]], name: str) -> Optional[float]:
+    """How far ``values[name]`` lies below the smallest of the other entries (negative
+    when it is not the smallest); None when a value is missing. (A helper other ports
+    comparing one program against the rest could share.)"""
+    others = [v for k, v in values.items() if k != name]
+    if name not in values or values[name] is None or not others or any(v is None for v in others):
+        return None
+    return min(others) - values[name]
+
+
+def gain_pct(before_s: float, after_s: float) -> Optional[float]:
+    """Completion-time gain of ``after`` over ``before``, % of ``before`` (negative: slower)."""
+    return reduction_pct(before_s, after_s)
+
+
+def cluster_name(nodes: int) -> str:
+    return "serial" if nodes == 1 else f"{nodes} nodes"
+
+
+def _serial_parallel_measures(serial: List[dict], parallel: List[dict], par_nodes: List[int]) -> dict:
+    m: Dict[str, object] = {}
+    red = {r["workload"]: r["configs"]["so/ao/ai/bg"]["overhead_reduction_pct"] for r in serial}
+    m["serial_completion_reduction_pct"] = {r["workload"]: r["configs"]["so/ao/ai/bg"]["completion_reduction_pct"]
+                                            for r in serial}
+    m["serial_lru_overhead_pct"] = {r["workload"]: r["LRU"]["overhead_pct"] for r in serial}
+    m["serial_all_overhead_pct"] = {r["workload"]: r["configs"]["so/ao/ai/bg"]["overhead_pct"] for r in serial}
+    m["serial_overhead_reduction_pct"] = red
+    if "IS" in red:
+        m["serial_is_reduction_gap_pct"] = gap_below_others(red, "IS")
+    run = lambda r: f"{r['workload']} x{r['nodes']}"  # noqa: E731
+    m["parallel_completion_reduction_pct"] = {run(r): r["configs"]["so/ao/ai/bg"]["completion_reduction_pct"]
+                                              for r in parallel}
+    m["parallel_lru_overhead_pct"] = {run(r): r["LRU"]["overhead_pct"] for r in parallel}
+    pred = {run(r): r["configs"]["so/ao/ai/bg"]["overhead_reduction_pct"] for r in parallel}
+    m["parallel_overhead_reduction_pct"] = pred
+    by_nodes: Dict[str, list] = {}
+    for r in parallel:
+        by_nodes.setdefault(r["workload"], []).append(pred[run(r)])
+    m["parallel_reduction_by_nodes"] = by_nodes
+    if "CG" in by_nodes:
+        m["parallel_cg_reduction_gap_pct"] = {
+            cluster_name(n): gap_below_others({r["workload"]: pred[run(r)] for r in parallel if r["nodes"] == n}, "CG")
+            for n in par_nodes}
+    rows = serial + parallel
+    pairs = [(r["LRU"]["overhead_pct"], r["configs"]["so/ao/ai/bg"]["overhead_reduction_pct"]) for r in rows]
+    pairs = [(a, b) for a, b in pairs if b is not None]
+    if len(pairs) >= 3:
+        m["stress_reduction_rho"] = spearman([a for a, _ in pairs], [b for _, b in pairs])
+    if pairs:
+        m["overhead_reduction_max_pct"] = max(b for _, b in pairs)
+        m["overhead_reduction_spread_pct"] = max(b for _, b in pairs) - min(b for _, b in pairs)
+    return m
+
+
+def breakdown_measures(breakdown: List[dict]) -> dict:
+    """Figure 9's measures from the breakdown rows (serial first, then each cluster)."""
+    m: Dict[str, object] = {}
+    if not breakdown:
+        return m
+    serial = [r for r in breakdown if r["nodes"] == 1]
+    parallel = [r for r in breakdown if r["nodes"] > 1]
+    cfg = lambda r, c: r["configs"][c]  # noqa: E731
+
+    def split(values: Dict[int, Optional[float]]) -> dict:
+        out: Dict[str, object] = {}
+        if serial:
+            out["serial"] = values[1]
+        if parallel:
+            out["parallel"] = [values[r["nodes"]] for r in parallel]
+        return out
+
+    m["lu_lru_overhead_pct"] = split({r["nodes"]: r["LRU"]["overhead_pct"] for r in breakdown})
+    allr = {cluster_name(r["nodes"]): cfg(r, "so/ao/ai/bg")["overhead_reduction_pct"] for r in breakdown}
+    m["lu_all_reduction_pct"] = allr
+    if serial and parallel and all(v is not None for v in allr.values()):
+        m["lu_serial_reduction_lead_pct"] = allr["serial"] - max(allr[cluster_name(r["nodes"])] for r in parallel)
+    m["lu_ai_so_reduction_pct"] = {c: [cfg(r, c)["overhead_reduction_pct"] for r in breakdown] for c in ("ai", "so")}
+    m["lu_ao_gain_pct"] = split({r["nodes"]: gain_pct(cfg(r, "so")["completion_s"], cfg(r, "so/ao")["completion_s"])
+                                 for r in breakdown})
+    m["lu_bg_gain_pct"] = split({r["nodes"]: gain_pct(cfg(r, "so/ao")["completion_s"],
+                                                      cfg(r, "so/ao/bg")["completion_s"]) for r in breakdown})
+    m["lu_ai_gain_pct"] = {cluster_name(r["nodes"]): gain_pct(cfg(r, "so/ao/bg")["completion_s"],
+                                                              cfg(r, "so/ao/ai/bg")["completion_s"])
+                           for r in breakdown}
+    margins = {}
+    for r in breakdown:
+        others = [cfg(r, label(c))["overhead_reduction_pct"] for c in BREAKDOWN if c != ALL]
+        best = cfg(r, "so/ao/ai/bg")["overhead_reduction_pct"]
+        margins[cluster_name(r["nodes"])] = None if best is None or None in others else best - max(others)
+    m["lu_all_best_margin_pct"] = margins
+    return m
+
+
+def activity_measures(raws: Dict[str, dict], quantum_s: float, fraction: float) -> dict:
+    """Figure 6's measures from the runs by label ('LRU', 'so', ...): early page-in
+    shares, pages paged against LRU's, page-in intensity of so/ao/ai/bg over LRU's."""
+    m: Dict[str, object] = {
+        "activity_early_share_pct": {k: 100.0 * early_share(raw, quantum_s, fraction) for k, raw in raws.items()}}
+    if "LRU" in raws:
+        lru = paged_pages(raws["LRU"])
+        m["activity_paged_reduction_pct"] = {k: reduction_pct(lru, paged_pages(raw)) for k, raw in raws.items()
+                                             if k != "LRU"}
+        base = paging_intensity(raws["LRU"])
+        if "so/ao/ai/bg" in raws and base > 0:
+            m["activity_intensity_ratio"] = paging_intensity(raws["so/ao/ai/bg"]) / base
+    return m
+
+
+def _paper(spec: Spec, row: dict, key: str):
+    if row["nodes"] == 1:
+        entry = next(w for w in spec.table("workload") if w["name"] == row["workload"])
+        return entry.get("paper", {}).get(key)
+    value = spec.table("parallel")["paper"].get(f"{row['workload']}_{row['nodes']}", {})
+    return value.get(key) if isinstance(value, dict) else None
+
+
+def _rows(spec: Spec, results: Results) -> tuple:
+    par, bd = spec.table("parallel"), spec.table("breakdown")
+    serial = [compare(results, w["name"], 1, [ALL]) for w in spec.table("workload")]
+    parallel = [compare(results, name, nodes, [ALL]) for nodes in par["nodes"] for name in par["workloads"]]
+    breakdown = [] if bd is None else [compare(results, bd["workload"], nodes, BREAKDOWN)
+                                       for nodes in [1] + list(par["nodes"])]
+    return serial, parallel, breakdown
+
+
+def table_rows(serial: List[dict], parallel: List[dict], breakdown: List[dict]) -> List[dict]:
+    """table.csv: one row per (part, workload, nodes, configuration)."""
+    out = []
+    for part, rows in (("serial", serial), ("parallel", parallel), ("breakdown", breakdown)):
+        for r in rows:
+            out.append({"part": part, "workload": r["workload"], "nodes": r["nodes"], "config": "batch",
+                        "completion_s": r["batch_s"]})
+            for name, m in [("LRU", r["LRU"])] + list(r["configs"].items()):
+                out.append({"part": part, "workload": r["workload"], "nodes": r["nodes"], "config": name, **m})
+    return out
+
+
+def analyse(spec: Spec, results: Results) -> Analysis:
+    s = settings(spec)
+    serial, parallel, breakdown = _rows(spec, results)
+    m = _serial_parallel_measures(serial, parallel, list(spec.table("parallel")["nodes"]))
+    m.update(breakdown_measures(breakdown))
+    lines = []
+    bd = spec.table("breakdown")
+    if bd is not None:
+        nodes = _activity_nodes(spec)
+        raws = {label(c): results.full(point_key(bd["workload"], nodes, c)) for c in ACTIVITY}
+        quantum = float(s["base"].get("gang", {}).get("quantum_s", 300.0))
+        m.update(activity_measures(raws, quantum, s["early_fraction"]))
+        lines.append(f"page-ins in the first {s['early_fraction']:.0%} of a quantum (figure 6, {bd['workload']} on "
+                     f"{nodes} node(s), node 0): " + ", ".join(
+                         f"{k} {v:.0f}%" for k, v in m["activity_early_share_pct"].items()))
+        if "activity_intensity_ratio" in m:
+            lines.append(f"page-in rate while paging, so/ao/ai/bg over LRU: {m['activity_intensity_ratio']:.2f}x")
+
+    def p(row, key):
+        v = _paper(spec, row, key)
+        return "n/a" if v is None else f"{v:g}%"
+
+    v78 = []
+    for r in serial + parallel:
+        a = r["configs"]["so/ao/ai/bg"]
+        v78.append([r["workload"], str(r["nodes"]), f"{r['batch_s']:,.1f}", f"{r['LRU']['completion_s']:,.1f}",
+                    f"{a['completion_s']:,.1f}", f"{r['LRU']['overhead_pct']:.0f}%", p(r, "lru_overhead_pct"),
+                    f"{a['overhead_pct']:.0f}%", p(r, "all_overhead_pct"), fmt_pct(a["overhead_reduction_pct"]),
+                    p(r, "overhead_reduction_pct"), f"{r['LRU']['pages_paged']:,}", f"{a['pages_paged']:,}"])
+    views = [View("figures 7 and 8: ours beside the paper's (overhead = (gang - batch) / gang; reduction against LRU)",
+                  ["workload", "nodes", "batch (s)", "LRU (s)", "so/ao/ai/bg (s)", "overhead LRU", "paper",
+                   "overhead so/ao/ai/bg", "paper", "overhead reduction", "paper", "pages paged LRU", "so/ao/ai/bg"],
+                  v78, readme=True)]
+    if breakdown:
+        paper9 = bd.get("paper", {})
+        views.append(View(f"figure 9: {bd['workload']} by mechanism (switching overhead, its reduction against LRU)",
+                          ["nodes", "LRU"] + [label(c) for c in BREAKDOWN] + ["paper so/ao/ai/bg"],
+                          [[str(r["nodes"]), f"{r['LRU']['overhead_pct']:.0f}%"]
+                           + [f"{r['configs'][label(c)]['overhead_pct']:.0f}% "
+                              f"({fmt_pct(r['configs'][label(c)]['overhead_reduction_pct'])})" for c in BREAKDOWN]
+                           + [fmt_pct(paper9.get("serial" if r["nodes"] == 1 else f"nodes_{r['nodes']}"))]
+                           for r in breakdown], readme=True))
+    size = sizes(spec)
+    sizes_df = pd.DataFrame([dict(workload=k, **v) for k, v in size.items()])
+    summary = {"settings": {k: v for k, v in s.items() if k != "base"}, "quantum_s": s["base"].get("gang", {}).get(
+        "quantum_s"), "sizes": size, "serial": serial, "parallel": parallel, "breakdown": breakdown}
+    return Analysis(measures=m, tables={"table": pd.DataFrame(table_rows(serial, parallel, breakdown)),
+                                        "sizes": sizes_df},
+                    views=views, lines=lines, summary=summary)
+
+
+# ---------------------------------------------------------------- the figures
+
+def bar_frame(rows: List[dict], configs: List[str], group: str = "workload") -> pd.DataFrame:
+    """Long form for the grouped bars: one row per (group, configuration) with the
+    completion time, the overhead and its reduction as fractions."""
+    recs = []
+    for r in rows:
+        if group == "workload":
+            g = r["workload"] if r["nodes"] == 1 else f"{r['workload']} x{r['nodes']}"
+        else:
+            g = f"{r['nodes']} node(s)"
+        recs.append({"group": g, "config": "batch", "completion_s": r["batch_s"]})
+        for name in configs:
+            m = r["LRU"] if name == "LRU" else r["configs"][name]
+            recs.append({"group": g, "config": name, "completion_s": m["completion_s"],
+                         "overhead": m["overhead_pct"] / 100.0,
+                         "reduction": (m.get("overhead_reduction_pct") or 0.0) / 100.0})
+    return pd.DataFrame(recs)
+
+
+def bar_figures(out: Path, tag: str, rows: List[dict], configs: List[str], group: str = "workload") -> List[str]:
+    """Completion time, switching overhead and its reduction as grouped bars (figures
+    7-9 (a), (b), (c))."""
+    df = bar_frame(rows, configs, group)
+    names = []
+    for suffix, value, ylabel, title, sub in (
+            ("completion", "completion_s", "completion of both instances (s)", "job completion time", df),
+            ("overhead", "overhead", "switching overhead (%)", "(gang - batch) / gang", df[df["config"] != "batch"]),
+            ("reduction", "reduction", "overhead reduction vs LRU (%)", "reduction of the switching overhead",
+             df[~df["config"].isin(["batch", "LRU"])])):
+        name = f"gang-{tag}-{suffix}.png"
+        plot_grouped_bars(sub, out / name, value, ylabel, f"{tag}: {title}", group="group",
+                          percent=value != "completion_s",
+                          xlabel="workload (xN: on N nodes)" if group == "workload" else "cluster size")
+        names.append(name)
+    return names
+
+
+def figures(spec: Spec, analysis: Analysis, results: Results, out: Path) -> List[str]:
+    """Figures 7 (serial) and 8 (parallel) as grouped bars of LRU against so/ao/ai/bg,
+    figure 9 (the breakdown workload by combination and cluster size), and figure 6 (its
+    paging activity on the largest cluster under LRU, so, so/ao and so/ao/ai/bg)."""
+    a = analysis.summary
+    written = []
+    for tag in ("serial", "parallel"):
+        if a[tag]:
+            written += bar_figures(out, tag, a[tag], ["LRU", "so/ao/ai/bg"])
+    bd = spec.table("breakdown")
+    if a["breakdown"]:
+        written += bar_figures(out, "breakdown", a["breakdown"], ["LRU"] + [label(c) for c in BREAKDOWN],
+                               group="nodes")
+        nodes = _activity_nodes(spec)
+        cfgs = configs(spec)
+        runs = []
+        for c in ACTIVITY:
+            key = point_key(bd["workload"], nodes, c)
+            runs.append((label(c), GangResult(results.full(key), cfgs[key], name=key)))
+        name = "gang-activity.png"
+        plot_paging_activity(runs, out / name, until_s=a["settings"]["activity_until_s"],
+                             title=f"{bd['workload']} on {nodes} node(s): paging activity of node 0 (figure 6)")
+        written.append(name)
+    return written
