@@ -175,3 +175,13 @@ def test_a_tables_default_gets_its_keys_defaults():
 
     schema = Table({"setup": Field(Table({"n": Field(Int(min=1), 3)}), {})})
     assert check_file({}, schema, "f.toml") == {"setup": {"n": 3}}
+
+
+def test_every_step_and_entries():
+    strict = rule(kind="increasing", every_step=True)
+    assert rule(kind="increasing").holds([1, 1, 1, 5], None)[0]  # the slope alone: one big step carries it
+    assert not strict.holds([1, 1, 1, 5], None)[0]
+    assert strict.holds([1, 2, 3, 5], None)[0]
+    claim = C.Claim("c", "T1", "s", "p", "m", rule(kind="above", threshold=0), entries=["a", "c"])
+    assert C.verdict(claim, {"m": {"a": 1, "b": -1, "c": 2}}).verdict == "reproduced"
+    assert C.verdict(claim, {"m": {"a": 1, "b": 1}}).verdict == "not measured"

@@ -23,5 +23,7 @@ def test_demo(tmp_path):
     assert (out / "replay.csv").read_text().startswith("source,policy,frames")
     # the timed-system part: Table 2 of token-ordered-lru.txt
     token = json.loads((out / "token-lru" / "summary.json").read_text())
-    assert len(token["pairs"]) == 5 and token["acceptance"]["met"]
+    assert token["experiment"] == "token-lru" and len(token["analysis"]["pairs"]) == 5
+    assert token["claims"] and all(c["verdict"] for c in token["claims"])
+    assert (out / "token-lru" / "report.html").is_file()
     assert "token-lru" in r.out

@@ -42,3 +42,14 @@ def test_the_worked_example_runs(example, tmp_path):
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["experiment"] == "lru-vs-opt" and (tmp_path / "out" / "faults.png").stat().st_size > 1000
     assert (tmp_path / "out" / "sensitivity.png").is_file()
+
+
+def test_the_appendix_is_the_declarations():
+    """docs/experiments.md's appendix equals what the schemas declare, so the docs list
+    every key of every shipped experiment, with its type and default."""
+    from pagelab.experiments.protocol import reference
+    from pagelab.experiments.runner import shipped
+
+    text = DOC.read_text()
+    appendix = text[text.index("### Every file"):].rstrip()
+    assert appendix == reference(shipped()).rstrip(), "regenerate the appendix: protocol.reference(shipped())"

@@ -189,7 +189,7 @@ def test_sweep_from_an_unguarded_script_prints_one_clear_error(tmp_path):
 
 
 def test_experiments_ship_inside_the_package():
-    from pagelab.reproduce import EXPERIMENTS_DIR, experiment_path
+    from pagelab.experiments.runner import EXPERIMENTS_DIR, experiment_path
 
     assert EXPERIMENTS_DIR.parent == Path(api.__file__).parent
     names = sorted(p.stem for p in EXPERIMENTS_DIR.glob("*.toml"))

@@ -1,6 +1,5 @@
 """Gang scheduling and adaptive paging from Python (gang-adaptive-paging.txt): a gang
-configuration through `pagelab run`, its errors, the experiment file's checks, and
-`pagelab reproduce gang --quick` end to end."""
+configuration through `pagelab run` and its errors. The experiment: test_experiment_gang.py."""
 
 import json
 import textwrap
@@ -9,10 +8,8 @@ import pytest
 
 from conftest import assert_user_error, run_cli
 
-from pagelab import system, timed
+from pagelab import timed
 from pagelab.gang import GangResult, label
-from pagelab.reproduce import experiment_path
-from pagelab.reproduce_gang import check_gang, load_gang
 
 GANG = """\
 [system]
@@ -104,42 +101,3 @@ def test_gang_config_errors_are_one_line(tmp_path, edit, expected):
     assert not (tmp_path / "out" / "result.json").exists()
 
 
-def test_the_experiment_file_checks():
-    data = load_gang(experiment_path("gang"))
-    assert [w["name"] for w in data["workload"]] == ["LU", "SP", "CG", "IS", "MG"]
-    assert data["parallel"]["nodes"] == [2, 4] and data["breakdown"]["workload"] == "LU"
-
-    def bad(edit, what):
-        d = json.loads(json.dumps(data))
-        edit(d)
-        with pytest.raises(Exception) as e:
-            check_gang(d, "gang.toml")
-        assert what in str(e.value) and str(e.value).startswith("gang.toml: ")
-
-    bad(lambda d: d["experiment"].update(memory_ratio=2.5), "experiment.memory_ratio")
-    bad(lambda d: d["base"]["system"].update(frames=10), "base.system.frames")
-    bad(lambda d: d["base"]["gang"].update(mechanisms=["so"]), "base.gang.mechanisms")
-    bad(lambda d: d["parallel"].update(workloads=["XX"]), "parallel.workloads")
-    bad(lambda d: d["workload"][0].update(color="red"), "workload 'LU': unknown key 'color'")
-    bad(lambda d: d["experiment"]["quick"].update(speed=2), "experiment.quick: unknown key 'speed'")
-
-
-def test_reproduce_gang_quick(tmp_path):
-    out = tmp_path / "gang"
-    r = run_cli("reproduce", "gang", "--quick", "--out", out, timeout=1800)
-    assert r.code == 0, r.err
-    summary = json.loads((out / "summary.json").read_text())
-    assert [row["workload"] for row in summary["serial"]] == ["LU", "SP", "CG", "IS", "MG"]
-    assert {(row["workload"], row["nodes"]) for row in summary["parallel"]} == {
-        (w, n) for w in ("LU", "CG", "IS") for n in (2, 4)}
-    for row in summary["serial"] + summary["parallel"]:
-        lru, all4 = row["LRU"], row["configs"]["so/ao/ai/bg"]
-        # every instance pages, and the batch baseline is the shortest
-        assert lru["pages_paged"] > 0 and row["batch_s"] <= min(lru["completion_s"], all4["completion_s"])
-        assert all4["overhead_s"] < lru["overhead_s"], row
-    assert [r_["nodes"] for r_ in summary["breakdown"]] == [1, 2, 4]
-    assert summary["acceptance"]["met"], summary["acceptance"]
-    assert "figure 9" in r.out and "acceptance" in r.out
-    for fig in summary["figures"]:
-        assert (out / fig).stat().st_size > 5000, fig
-    assert (out / "table.csv").read_text().startswith("part,workload,nodes,config,")

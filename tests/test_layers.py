@@ -59,8 +59,8 @@ def resolve(module: str, is_package: bool, node: ast.ImportFrom) -> list:
     out = []
     for alias in node.names:
         candidate = f"{base}.{alias.name}"
-        if (PACKAGE.parent / Path(*candidate.split("."))).with_suffix(".py").exists() or \
-                (PACKAGE.parent / Path(*candidate.split("."))).is_dir():
+        path = PACKAGE.parent / Path(*candidate.split("."))
+        if path.is_dir() or list(path.parent.glob(path.name + ".*")):  # a module (.py, or the engine's .so)
             out.append(candidate)
         else:
             out.append(base)

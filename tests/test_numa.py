@@ -1,20 +1,14 @@
 """The NUMA machine from Python (numa-page-migration.txt): a [numa] configuration through
-`pagelab run`, its errors, the experiment file's checks, and `pagelab reproduce numa
---quick` end to end."""
+`pagelab run` and its errors. The experiment: test_experiment_numa.py."""
 
 import json
-import re
 import textwrap
 
-import pandas as pd
 import pytest
 
 from conftest import assert_user_error, run_cli
 
-import pagelab
 from pagelab import numa
-from pagelab.reproduce import experiment_path
-from pagelab.reproduce_numa import check_numa_experiment, load_numa_experiment
 
 CONFIG = """\
 [numa]
@@ -67,29 +61,3 @@ def test_numa_config_errors_are_one_line(tmp_path, change, says):
     assert not (tmp_path / "out" / "result.json").exists()
 
 
-def test_the_experiment_file_checks():
-    data = load_numa_experiment(experiment_path("numa"))
-    assert [t["name"] for t in data["table"]] == [f"table{i}" for i in range(1, 9)]
-    for change, says in [
-        (lambda d: d.update(bogus=1), "unknown top-level key 'bogus'"),
-        (lambda d: d["table"][0].update(rows=["nosuch"]), "table[0].rows"),
-        (lambda d: d["table"][0]["paper"].update({"No migration": [1.0]}), "one number per column"),
-        (lambda d: d["configs"].update(x={"bogus": 1}), "configs.x: unknown key 'bogus'"),
-        (lambda d: d["table"][0]["columns"][0].update(page_size="1K"), "page_size"),
-    ]:
-        d = load_numa_experiment(experiment_path("numa"))
-        change(d)
-        with pytest.raises(pagelab.PagelabError, match=re.escape(says)):
-            check_numa_experiment(d, "numa.toml")
-
-
-def test_reproduce_numa_quick(tmp_path):
-    out = tmp_path / "out"
-    r = run_cli("reproduce", "numa", "--quick", "--out", out)
-    assert r.code == 0, r.err
-    assert "Table 5" in r.out and "acceptance met" in r.out, r.out[-2000:]
-    table = pd.read_csv(out / "table.csv", keep_default_na=False)
-    assert set(table["table"]) == {f"table{i}" for i in range(1, 9)}
-    assert (table["mean_s"] > 0).all()
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["acceptance"]["met"], summary["acceptance"]

@@ -18,9 +18,9 @@ import pytest
 
 from conftest import assert_user_error, run_cli
 
-from pagelab import report
+from pagelab.outputs import report
 from pagelab.figures.style import _pyplot, _save
-from pagelab.reproduce import EXPERIMENTS_DIR
+from pagelab.experiments.protocol import EXPERIMENTS_DIR
 
 #: the quickest experiment with figures and paper_ columns (about 5 s with --quick)
 EXPERIMENT = "mclustering"
@@ -55,17 +55,22 @@ def test_reproduce_writes_the_report(quick_run):
     assert (out / "experiment.toml").read_bytes() == (EXPERIMENTS_DIR / f"{EXPERIMENT}.toml").read_bytes()
     run = summary["reproduce"]
     assert run["command"] == f"pagelab reproduce {EXPERIMENT} --quick --out {out}"
-    assert run["quick"] is True and run["kind"] == EXPERIMENT and run["engine_version"] and run["date"]
-    # sections: title + paper + claim, acceptance, table, figures, configuration, re-run
-    for ident in ("acceptance", "results", "figures", "configuration", "rerun"):
+    assert run["quick"] is True and run["pagelab"]["engine"] and run["pagelab"]["commit"] and run["date"]
+    # sections: title + paper + what is reproduced, the claims, table, figures, configuration, re-run
+    for ident in ("claims", "results", "figures", "configuration", "rerun"):
         assert f'<section id="{ident}">' in text, ident
-    assert html.escape(summary["claim"]) in text and html.escape(summary["paper"]) in text
-    assert "✔ met" in text if summary["acceptance"]["met"] else "NOT met" in text
+    assert html.escape(summary["title"]) in text and html.escape(summary["paper"]) in text
+    # the ledger: a row per claim with its verdict
+    ledger = re.search(r'<table class="ledger">.*?<tbody>(.*?)</tbody>', text, re.S).group(1)
+    assert ledger.count("<tr>") == len(summary["claims"])
+    for c in summary["claims"]:
+        assert html.escape(c["statement"]) in ledger and html.escape(c["rule"]) in ledger
+        assert f'">{html.escape(c["verdict"])}</td>' in ledger
     assert html.escape(run["command"]) in text
     assert html.escape(f"pagelab report {out}") in text
     assert html.escape((EXPERIMENTS_DIR / f"{EXPERIMENT}.toml").read_text()) in text
-    assert f"<dd>{html.escape(run['pagelab_version'])}</dd>" in text
-    assert f"<dd>{html.escape(run['engine_version'])}</dd>" in text
+    assert f"<dd>{html.escape(run['pagelab']['pagelab'])}</dd>" in text
+    assert f"<dd>{html.escape(run['pagelab']['commit'])}</dd>" in text
     # the table: every row of table.csv, the paper's columns beside ours
     header = re.search(r'<table class="results"><thead><tr>(.*?)</tr></thead>', text, re.S).group(1)
     cols = re.findall(r"<th[^>]*>([^<]*)</th>", header)
@@ -145,7 +150,8 @@ def test_report_of_a_reproduce_all_directory(quick_run, tmp_path):
     index = (root / "index.html").read_text()
     assert 'href="first/report.html"' in index and 'href="second/report.html"' in index
     assert "notes" not in index
-    assert "acceptance met by 2 of 2" in index
+    tally = json.loads((out / "summary.json").read_text())["tally"]
+    assert ", ".join(f"{2 * n} {v}" for v, n in tally.items() if n) in index  # summed over both
     # the index's re-run command names the directory the experiments were run into
     assert html.escape(f"pagelab reproduce all --quick --out {out.parent}") in index
 
@@ -155,8 +161,10 @@ def test_report_escapes_everything(tmp_path):
     d.mkdir()
     evil = "<script>alert(1)</script> & \"quotes\""
     (d / "summary.json").write_text(json.dumps({
-        "experiment": "x<y", "paper": evil, "claim": evil, "quick": False,
-        "acceptance": {"met": False, "rule": evil, "checks": {"a<b": True, "c&d": False}},
+        "experiment": "x<y", "paper": evil, "title": evil, "quick": False,
+        "claims": [{"id": "a<b", "source": evil, "statement": evil, "paper": evil, "ours": "c&d", "rule": evil,
+                    "verdict": "not reproduced", "detail": evil}],
+        "tally": {"reproduced": 0, "partly": 0, "not reproduced": 1, "not measured": 0},
         "figures": ["missing<1>.png"]}))
     (d / "table.csv").write_text('name,value,paper_value\n"<b>bold</b>",1.5,2\n')
     (d / "experiment.toml").write_text('claim = "</pre><script>alert(2)</script>"\n')
@@ -164,7 +172,7 @@ def test_report_escapes_everything(tmp_path):
     assert "<script>alert" not in text and "<b>bold" not in text
     assert html.escape(evil) in text and "&lt;b&gt;bold&lt;/b&gt;" in text
     assert "&lt;/pre&gt;&lt;script&gt;alert(2)" in text
-    assert "✘ NOT met" in text and "a&lt;b" in text and "c&amp;d" in text
+    assert ">not reproduced</td>" in text and "a&lt;b" in text and "c&amp;d" in text
     assert "<img" not in text and "missing&lt;1&gt;.png" in text  # listed but absent: no broken image
     assert text.count("<script>") == 1  # only the page's own check script
 
@@ -291,7 +299,7 @@ def test_chromium_check_catches_broken_pages(quick_run, tmp_path):
 def test_printed_reports_keep_header_words_whole():
     """Printed, narrow columns broke their headers one letter a line (overflow-wrap:
     anywhere); words now stay whole and the page turns to landscape."""
-    from pagelab.report import STYLE
+    from pagelab.outputs.report import STYLE
 
     printed = STYLE[STYLE.index("@media print"):]
     assert "anywhere" not in STYLE and "break-all" not in STYLE

@@ -1,6 +1,6 @@
-"""The timed system's Python front: configuration loading and its errors, figures and
-the Table 2 report from synthetic results, and (once the engine has run_system) the
-`pagelab run` and `pagelab reproduce` commands end to end."""
+"""The timed system's Python front: configuration loading and its errors, figures from
+synthetic results, and the `pagelab run` command end to end. The token-lru experiment:
+test_experiment_token_lru.py."""
 
 import json
 import textwrap
@@ -12,8 +12,6 @@ from conftest import assert_user_error, run_cli
 import pagelab
 from pagelab import _core, system
 from pagelab.figures.memory import plot_memory, plot_pair, plot_space_time, plot_space_time_pair
-from pagelab.reproduce import (EXPERIMENTS_DIR, experiment_path, fmt_pct, improved, load_experiment,
-                               reduction_pct, scale_value, table2, table2_layout, table_csv_rows)
 
 needs_engine = pytest.mark.skipif(not hasattr(_core, "run_system"),
                                   reason="engine has no run_system binding yet")
@@ -213,89 +211,6 @@ def test_space_time_states():
     assert list(x) == [0.0, 1.0, 2.0] and list(y) == [0, 4, 8, 12]
 
 
-# ---------------------------------------------------------------- Table 2
-
-PAPER = {  # Table 2 of token-ordered-lru.txt
-    "gzip/vortex3": ([328551, 294038], [179908, 59945], [45, 80], [5.23, 3.85], [2.63, 1.83], [50, 52]),
-    "bit-r/gcc": ([108352, 139807], [86467, 25406], [20, 82], [2.69, 3.63], [2.08, 2.25], [23, 38]),
-    "vortex3/gcc": ([248045, 275982], [51749, 12425], [79, 95], [3.37, 5.61], [1.54, 1.85], [54, 67]),
-    "vortex1/vortex3": ([193399, 208342], [13842, 76171], [93, 63], [3.58, 3.33], [1.95, 2.08], [46, 38]),
-    "LU-1/LU-2": ([138372, 77680], [17999, 168215], [87, -117], [3.57, 3.40], [2.57, 2.99], [28, 12]),
-}
-
-
-@pytest.mark.parametrize("pair", list(PAPER))
-def test_reductions_reproduce_the_papers_percentages(pair):
-    lf, tf, fr, ls, ts, sr = PAPER[pair]
-    t = table2(lf, tf, ls, ts)
-    assert [fmt_pct(v) for v in t["fault_reduction_pct"]] == [f"{v}%" for v in fr]
-    assert [fmt_pct(v) for v in t["slowdown_reduction_pct"]] == [f"{v}%" for v in sr]
-
-
-def test_reduction_pct_edge_cases():
-    assert reduction_pct(100, 50) == 50.0
-    assert reduction_pct(77680, 168215) == pytest.approx(-116.55, abs=0.01)
-    assert fmt_pct(reduction_pct(77680, 168215)) == "-117%"
-    assert reduction_pct(0, 5) is None and fmt_pct(None) == "n/a"
-
-
-def test_improved_counts_totals_not_each_program():
-    t = table2([100, 100], [20, 150], [3.0, 3.0], [2.0, 3.5])
-    assert improved(t) == (True, True)   # 170 < 200 faults, 5.5 < 6.0 slowdown
-    t = table2([100, 100], [20, 190], [3.0, 3.0], [2.9, 3.2])
-    assert improved(t) == (False, False)
-
-
-def test_table2_layout_ours_beside_paper():
-    ours = table2([1000, 2000], [500, 2500], [3.0, 2.0], [1.5, 2.5])
-    paper = table2(*[PAPER["LU-1/LU-2"][i] for i in (0, 1, 3, 4)])
-    pair = {"name": "LU-1/LU-2", "programs": ["lu-1", "lu-2"], "paper_programs": ["LU-1", "LU-2"],
-            "frames": 246, "ours": ours, "paper": paper, "runs": {}}
-    columns, rows = table2_layout([pair])
-    assert columns == ["", "LU-1/LU-2 ours", "LU-1/LU-2 paper"]
-    assert rows.pop(0) == ["programs", "lu-1/lu-2", "LU-1/LU-2"]
-    assert [r[0] for r in rows] == ["LRU page faults", "Token LRU page faults", "Page fault reduction",
-                                   "LRU slowdown", "Token LRU slowdown", "Slowdown reduction"]
-    assert rows[0][1:] == ["1,000/2,000", "138,372/77,680"]
-    assert rows[2][1:] == ["50%/-25%", "87%/-117%"]
-    assert rows[5][1:] == ["50%/-25%", "28%/12%"]
-    csv = table_csv_rows([pair])
-    assert csv[1]["fault_reduction_pct"] == -25.0 and csv[1]["paper_lru_faults"] == 77680
-
-
-def test_experiment_file_has_table2_exactly():
-    data = load_experiment(experiment_path("token-lru"))
-    assert EXPERIMENTS_DIR.is_dir()
-    pairs = data["pair"]
-    assert [p["name"] for p in pairs] == list(PAPER)
-    for p in pairs:
-        lf, tf, fr, ls, ts, sr = PAPER[p["name"]]
-        assert p["paper"] == {"lru_faults": lf, "token_faults": tf, "fault_reduction_pct": fr,
-                              "lru_slowdown": ls, "token_slowdown": ts, "slowdown_reduction_pct": sr}
-        assert len(p["process"]) == 2
-    assert data["experiment"]["policies"][:2] == ["none", "paper"]
-    assert [p["units"] for p in data["section54"]["process"]] == [53, 58]
-    assert data["section54"]["memory_units"] == 60
-
-
-def test_scale_value():
-    assert scale_value(524288, 0.5) == 262144      # powers of two stay powers of two
-    assert scale_value(300, 0.5) == 150
-    assert scale_value(1, 0.1) == 1
-    assert scale_value(1.07, 0.5) == pytest.approx(0.535)
-
-
-def test_unknown_experiment():
-    r = run_cli("reproduce", "no-such-experiment")
-    assert_user_error(r, "no-such-experiment")
-
-
-def test_bad_experiment_file(tmp_path):
-    path = write(tmp_path, "[experiment]\nname = 'x'\npolicies = ['none', 'magic']\n", "exp.toml")
-    r = run_cli("reproduce", path)
-    assert_user_error(r, "exp.toml", "magic")
-
-
 # ---------------------------------------------------------------- with the engine
 
 @needs_engine
@@ -327,38 +242,6 @@ def test_engine_error_is_prefixed_with_file(tmp_path):
     path = write(tmp_path, SMALL.replace("params = { n = 80 }", "params = { n = 80, bogus = 1 }"), "e.toml")
     r = run_cli("run", path)
     assert_user_error(r, "e.toml", "process[0]", "bogus")
-
-
-@needs_engine
-def test_reproduce_quick(tmp_path):
-    out = tmp_path / "tl"
-    r = run_cli("reproduce", "token-lru", "--quick", "--out", out, timeout=1800)
-    assert r.code == 0, r.err
-    summary = json.loads((out / "summary.json").read_text())
-    assert len(summary["pairs"]) == 5
-    assert (out / "table.csv").read_text().startswith("pair,")
-    for p in summary["pairs"]:
-        assert (out / p["figure"]).stat().st_size > 1000
-    for f in summary["section54"]["figures"]:
-        assert (out / f).stat().st_size > 1000
-    assert "Page fault reduction" in r.out
-
-
-@needs_engine
-def test_reproduce_full_meets_the_acceptance_bar(tmp_path):
-    """The token-lru experiment at full size (about 10 s): the token reduces total faults
-    and summed slowdown on at least four of the five pairs (issue 3's acceptance), and
-    ends the section 5.4 thrashing."""
-    out = tmp_path / "full"
-    r = run_cli("reproduce", "token-lru", "--out", out, timeout=1800)
-    assert r.code == 0, r.err
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["acceptance"]["met"], summary["acceptance"]
-    assert summary["improved_pairs"] >= 4
-    runs = summary["section54"]["runs"]
-    lru = sum(p["major_faults"] for p in runs["none"]["processes"])
-    token = sum(p["major_faults"] for p in runs["paper"]["processes"])
-    assert token * 10 < lru, (token, lru)
 
 
 @needs_engine

@@ -50,7 +50,7 @@ def installed(tmp_path_factory):
 
 def test_the_installed_package_is_not_the_checkout(installed):
     py, work, env = installed
-    p = _run([py, "-c", "import pagelab, pagelab.reproduce as r; print(pagelab.__file__); "
+    p = _run([py, "-c", "import pagelab, pagelab.experiments.protocol as r; print(pagelab.__file__); "
                         "print(r.EXPERIMENTS_DIR); print(pagelab.build_info())"], cwd=work, env=env)
     lines = p.stdout.splitlines()
     assert not lines[0].startswith(str(ROOT)) and not lines[1].startswith(str(ROOT)), lines

@@ -81,7 +81,7 @@ def fmt(x: float) -> str:
     if abs(x) >= 100:
         return f"{x:,.0f}"
     if abs(x) >= 1:
-        return f"{x:.3g}" if abs(x) < 10 else f"{x:.1f}"
+        return f"{x:.4g}" if abs(x) < 10 else f"{x:.1f}"
     return f"{x:.3g}"
 
 
@@ -280,14 +280,23 @@ class Trend(Rule):
     def check(self, where):
         _need_finite(self.params, "min_step", where, required=False)
         _check_share(self.params, where)
+        if not isinstance(self.params.get("every_step", False), bool):
+            raise PagelabError(f"{where}.every_step: expected true or false")
 
     def _sign(self) -> float:
         return 1.0 if self.kind == "increasing" else -1.0
 
+    def _moves(self, ys: List[float], step: float) -> bool:
+        if len(ys) < 2:
+            return False
+        if self.params.get("every_step", False):  # monotone: no step may go the other way
+            return all(self._sign() * (b - a) > step for a, b in zip(ys, ys[1:]))
+        return self._sign() * _slope(ys) > step
+
     def holds(self, measure, paper):
         step = float(self.params.get("min_step", 0.0))
         ss = series(measure)
-        good = [label for label, ys in ss if len(ys) >= 2 and self._sign() * _slope(ys) > step]
+        good = [label for label, ys in ss if self._moves(ys, step)]
         return len(good) >= self.share() * len(ss), f"{len(good)} of {len(ss)} series {self.kind}"
 
     def counterexample(self, paper):
@@ -298,8 +307,9 @@ class Trend(Rule):
         step = float(self.params.get("min_step", 0.0))
         what = "rises" if self.kind == "increasing" else "falls"
         by = f" by more than {fmt(step)} a step" if step else ""
-        return f"each series {what}{by} (least-squares slope)" if self.share() >= 1 else \
-            f"{self.share():.0%} of the series {what}{by}"
+        how = "at every step" if self.params.get("every_step", False) else "(least-squares slope)"
+        return f"each series {what}{by} {how}" if self.share() >= 1 else \
+            f"{self.share():.0%} of the series {what}{by} {how}"
 
 
 def spearman(a: Sequence[float], b: Sequence[float]) -> float:
@@ -379,8 +389,8 @@ class Order(Rule):
 RULES = {"above": Above, "below": Below, "between": Between, "near": Near, "increasing": Trend,
          "decreasing": Trend, "spearman": Spearman, "order": Order}
 RULE_KEYS = {"above": ("threshold", "share"), "below": ("threshold", "share"), "between": ("min", "max", "share"),
-             "near": ("tolerance", "relative", "share"), "increasing": ("min_step", "share"),
-             "decreasing": ("min_step", "share"), "spearman": ("min",), "order": ("order",)}
+             "near": ("tolerance", "relative", "share"), "increasing": ("min_step", "share", "every_step"),
+             "decreasing": ("min_step", "share", "every_step"), "spearman": ("min",), "order": ("order",)}
 #: rules compared with the paper's numbers (paper_value must be given)
 NEEDS_PAPER = ("near", "spearman")
 
@@ -413,6 +423,8 @@ class Claim:
     partly: Optional[Rule] = None
     paper_value: Any = None
     note: str = ""
+    #: the entries of a table measure the claim is about (all when empty)
+    entries: List[str] = field(default_factory=list)
 
     def rule_text(self) -> str:
         text = self.rule.text()
@@ -466,12 +478,18 @@ def parse_claims(entries: List[dict], file: str, measures: Optional[Sequence[str
             raise PagelabError(f"{where}.measure: unknown measure '{e['measure']}' "
                                f"(this experiment measures: {', '.join(measures)})")
         claims.append(Claim(e["id"], e["source"], e["statement"], e["paper"], e["measure"], rule, partly,
-                            e.get("paper_value"), e.get("note", "")))
+                            e.get("paper_value"), e.get("note", ""), list(e.get("entries") or [])))
     return claims
 
 
 def verdict(claim: Claim, measures: Dict[str, Any]) -> ClaimResult:
     measure = lookup(measures, claim.measure)
+    if claim.entries and measure is not None:
+        if not isinstance(measure, dict) or any(e not in measure for e in claim.entries):
+            missing = [e for e in claim.entries if not isinstance(measure, dict) or e not in measure]
+            return ClaimResult(claim, "not measured", describe_measure(measure),
+                               f"no entries {', '.join(missing)} in the measure", None)
+        measure = {e: measure[e] for e in claim.entries}
     if measure is None or not usable(measure):
         return ClaimResult(claim, "not measured", describe_measure(measure), "the run gave no number", measure)
     ok, detail = claim.rule.holds(measure, claim.paper_value)

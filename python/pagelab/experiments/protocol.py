@@ -32,7 +32,7 @@ from .._core import PagelabError
 from ..sweeps.store import Store
 from ..system import read_toml
 from .claims import Claim, parse_claims
-from .schema import AnyTable, Anything, ArrayOf, Field, List_, Number, Str, Table, check_file
+from .schema import AnyTable, Anything, ArrayOf, Field, List_, Number, Str, Table, check_file, describe_schema
 
 #: the experiment files and modules shipped with the package
 EXPERIMENTS_DIR = Path(__file__).resolve().parent
@@ -57,6 +57,7 @@ CLAIM_TABLE = Table({
     "paper_value": Field(List_(Number()), None, "the paper's numbers, for near and spearman rules, in the "
                                                  "order of the measure's values"),
     "note": Field(Str(nonempty=False), "", "why the rule is what it is (never a result)"),
+    "entries": Field(List_(Str(), min_len=1), None, "only these entries of a table measure, in this order"),
 })
 SENSITIVITY_TABLE = Table({
     "key": Field(Str(), doc="a dotted key of this file; '*' stands for every entry of an array"),
@@ -296,3 +297,16 @@ def spec_variants(spec: Spec) -> List[Spec]:
 
 def is_finite_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def reference(names: List[str]) -> str:
+    """docs/experiments.md's appendix: the generic tables, then each experiment's own
+    tables and its measures, from the declarations (a test keeps the doc equal to it)."""
+    out = ["### Every file", "", "```"] + describe_schema(Table(GENERIC)) + ["```", ""]
+    for name in names:
+        data = read_toml(EXPERIMENTS_DIR / f"{name}.toml")
+        _mod, module = module_for(data, f"{name}.toml")
+        out += [f"### {name} (module `{module.__name__.rsplit('.', 1)[1]}`)", "", "```"]
+        out += describe_schema(Table(module.TABLES)) + ["```", "", "Measures:", ""]
+        out += [f"- `{k}`: {v}" for k, v in module.MEASURES.items()] + [""]
+    return "\n".join(out)

@@ -2,18 +2,37 @@
 disk writes and page-ins per memory ratio under each configuration, and the disk writes
 by pages per write. They take plain numbers per run (``time_s``, ``disk_writes``,
 ``page_ins``, ``write_sizes``: writes by size, ``write_sizes[k]`` = writes of k pages),
-so saved results can be drawn again.
-
-(``plot_clustering`` moved here from ``memory`` with the experiment's port onto the
-protocol: the copy in ``memory`` serves the old ``reproduce_mclustering`` until that
-goes.)"""
+so saved results can be drawn again."""
 
 from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
 
-from .memory import _bars
 from .style import _pyplot, _save
+
+#: bar styles for black-and-white print: (face gray, hatch), told apart by the legend
+BAR_STYLES = [("white", ""), ("0.45", ""), ("white", "///"), ("0.8", "///"), ("white", "xx"), ("0.6", "..")]
+
+
+def _bars(ax, groups: Sequence[str], series: Sequence[tuple], width: float = 0.8, headroom: float = 1.25) -> None:
+    """Grouped bars: ``series`` is a list of (label, values, style index), one value per group;
+    the y axis reaches ``headroom`` times the tallest bar, leaving room for a legend."""
+    import numpy as np
+
+    x = np.arange(len(groups))
+    n = max(len(series), 1)
+    top = max([v for _, values, _ in series for v in values if v is not None] + [0])
+    w = width / n
+    for i, (label, values, style) in enumerate(series):
+        face, hatch = BAR_STYLES[style % len(BAR_STYLES)]
+        ax.bar(x - width / 2 + (i + 0.5) * w, values, w, label=label, color=face, hatch=hatch,
+               edgecolor="black", linewidth=0.8)
+    ax.set_xticks(x)
+    ax.set_xticklabels(groups)
+    # headroom above the tallest bar for the legend
+    ax.set_ylim(0, top * headroom if top > 0 else 1)
+    ax.grid(True, axis="y", color="0.85")
+    ax.set_axisbelow(True)
 
 
 def write_size_bins(write_sizes: Sequence[int], max_pages: int = 16) -> Tuple[List[str], List[int]]:
