@@ -36,6 +36,66 @@ use crate::{Error, Result};
 /// Frames of a dedicated run: more than any process can touch.
 const UNLIMITED_FRAMES: u64 = (u32::MAX / 2 - 1) as u64;
 
+/// Dedicated runs already made in this process, by the run's full configuration: the
+/// same program alone gives the same time and pages whatever the system around it (the
+/// memory size, the token, the gang's mechanisms), so a sweep or an experiment that
+/// runs one program under many settings runs it alone once. Only built-in workloads
+/// are kept (deterministic for their parameters and seed); a trace file may change on
+/// disk between two runs. Bounded: the oldest half goes when full.
+static DEDICATED: std::sync::Mutex<Option<std::collections::HashMap<String, (u64, u64)>>> =
+    std::sync::Mutex::new(None);
+const DEDICATED_KEPT: usize = 4096;
+
+fn remembered(key: &str) -> Option<(u64, u64)> {
+    DEDICATED.lock().ok()?.as_ref()?.get(key).copied()
+}
+
+fn remember(key: String, value: (u64, u64)) {
+    if let Ok(mut guard) = DEDICATED.lock() {
+        let map = guard.get_or_insert_with(Default::default);
+        if map.len() >= DEDICATED_KEPT {
+            let drop: Vec<String> = map.keys().take(DEDICATED_KEPT / 2).cloned().collect();
+            for k in drop {
+                map.remove(&k);
+            }
+        }
+        map.insert(key, value);
+    }
+}
+
+/// Process `i` alone: no other process, no token, no load control, no gang, no
+/// space-time record, and a reclaim that never runs (nothing is evicted).
+fn alone_config(cfg: &SystemConfig, i: usize) -> SystemConfig {
+    let mut alone = cfg.clone();
+    alone.processes = vec![cfg.processes[i].clone()];
+    alone.processes[0].start_ms = 0.0;
+    alone.token = Default::default();
+    alone.load_control = Default::default();
+    alone.gang = None;
+    alone.system.space_time = false;
+    // nothing is ever evicted: a policy sized for unlimited frames would only cost memory
+    alone.system.reclaim = config::ReclaimKind::Clock;
+    alone.system.policy = None;
+    alone.system.dead_list = None;
+    alone
+}
+
+/// The key of process `i`'s run alone in [`DEDICATED`]: every field that can change
+/// that run; not the system's memory, which the run alone replaces (frames, and the
+/// watermarks derived from them). None for a trace.
+fn dedicated_key_opt(cfg: &SystemConfig, i: usize) -> Option<String> {
+    cfg.processes[i].workload.as_ref()?;
+    let mut keyed = alone_config(cfg, i);
+    keyed.system.frames = 0;
+    keyed.system.watermarks = None;
+    Some(format!("{keyed:?}"))
+}
+
+#[cfg(test)]
+fn dedicated_key(cfg: &SystemConfig, i: usize) -> String {
+    dedicated_key_opt(cfg, i).expect("a workload")
+}
+
 /// Each process alone, with no memory pressure, no token and no gang (in parallel): its
 /// dedicated time and its distinct pages. These runs are the first to read each source,
 /// so their errors (a bad workload parameter, a corrupt trace) are reported against the
@@ -44,24 +104,22 @@ pub(crate) fn dedicated_runs(cfg: &SystemConfig) -> Result<Vec<(u64, u64)>> {
     (0..cfg.processes.len())
         .into_par_iter()
         .map(|i| {
-            let mut alone = cfg.clone();
-            alone.processes = vec![cfg.processes[i].clone()];
-            alone.processes[0].start_ms = 0.0;
-            alone.token = Default::default();
-            alone.load_control = Default::default();
-            alone.gang = None;
-            alone.system.space_time = false;
-            // nothing is ever evicted: a policy sized for unlimited frames would only cost memory
-            alone.system.reclaim = config::ReclaimKind::Clock;
-            alone.system.policy = None;
-            alone.system.dead_list = None;
+            let alone = alone_config(cfg, i);
+            let key = dedicated_key_opt(cfg, i);
+            if let Some(hit) = key.as_deref().and_then(remembered) {
+                return Ok(hit);
+            }
             let r = machine::Machine::new(&alone, UNLIMITED_FRAMES, 1, None)
                 .and_then(|m| m.run(&mut |_| true))
                 .map_err(|e| Error::invalid(format!("processes[{i}]"), e.to_string()))?;
             let p = &r.processes[0];
             // nothing is evicted when alone, so each page is touched for the first time
             // exactly once: the minor faults are the distinct pages
-            Ok((p.end_ns - p.start_ns, p.counters.minor_faults))
+            let value = (p.end_ns - p.start_ns, p.counters.minor_faults);
+            if let Some(key) = key {
+                remember(key, value);
+            }
+            Ok(value)
         })
         .collect()
 }

@@ -592,3 +592,26 @@ fn a_disk_without_model_is_an_hdd() {
     let cfg = SystemConfig::from_json(text).unwrap();
     assert_eq!(cfg.disk, super::disk::DiskModel::Hdd(super::disk::HddParams { rpm: 5400.0, ..Default::default() }));
 }
+
+#[test]
+fn dedicated_runs_are_remembered_and_equal_to_fresh_ones() {
+    let a = config(60, vec![process("lu", "lu", &[("n", 48)]), process("scan", "scan", &[("pages", 80)])]);
+    let first = dedicated_runs(&a).unwrap();
+    // another memory size (and watermarks derived from it) is the same program alone:
+    // remembered, and the same numbers as a run made afresh
+    let mut b = a.clone();
+    b.system.frames = 300;
+    assert!(remembered(&dedicated_key(&b, 0)).is_some());
+    *DEDICATED.lock().unwrap() = None;
+    assert_eq!(dedicated_runs(&b).unwrap(), first);
+    // a changed program is another run
+    let mut c = a.clone();
+    c.processes[1].params.insert("pages".to_string(), serde_json::Value::from(81));
+    assert!(remembered(&dedicated_key(&c, 1)).is_none());
+    assert_eq!(dedicated_runs(&c).unwrap()[1].1, 81);
+    // a trace is never remembered: its file may change between runs
+    let mut t = a.clone();
+    t.processes[0].workload = None;
+    t.processes[0].trace = Some("x.plt".into());
+    assert!(dedicated_key_opt(&t, 0).is_none());
+}
