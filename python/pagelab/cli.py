@@ -263,16 +263,7 @@ def cmd_bench(args) -> int:
 
 def cmd_sweep(args) -> int:
     """`pagelab sweep SPEC [--out DIR] [--scheduler ADDRESS] [--workers N]`."""
-    workers = None
-    if args.workers is not None:
-        try:
-            workers = int(args.workers)
-        except ValueError:
-            workers = -1
-        if workers < 0:
-            raise UsageError(f"--workers: expected a whole number from 0, got '{args.workers}'")
-        if args.scheduler:
-            raise UsageError("--workers: only applies to a local cluster (not with --scheduler)")
+    workers = parse_workers(args)
     per_task = None
     if args.points_per_task is not None:
         try:
