@@ -11,6 +11,7 @@ mod dead_list_reclaim;
 pub mod config;
 pub mod disk;
 pub mod events;
+pub mod freebsd;
 pub mod gang;
 pub mod load_control;
 pub mod machine;
@@ -164,6 +165,8 @@ pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult
     Ok(result)
 }
 
+#[cfg(test)]
+mod freebsd_tests;
 #[cfg(test)]
 mod gang_tests;
 #[cfg(test)]
