@@ -1510,6 +1510,32 @@ mod tests {
         assert_eq!(cached, shortage - 8);
     }
 
+    /// cluster_scan: 8.2's aligned scan against the paper's 8 back, 16 in all; and
+    /// max_launder bounds the clusters of a first-pass scan.
+    #[test]
+    fn cluster_scan_and_max_launder() {
+        let launder = |scan: ClusterScan| {
+            let mut m = machine(2048, |c| c.system.freebsd.cluster_scan = scan);
+            let d = inactive(&mut m, 0..40, true);
+            m.pool.free = 0;
+            m.fb_launder(d[20]);
+            d.iter().enumerate().filter(|(_, &g)| m.pages.has(g, WRITING)).map(|(v, _)| v).collect::<Vec<_>>()
+        };
+        // 2048 pages: vm_pageout_page_count 16; page 20 goes back to 16, then forward
+        assert_eq!(launder(ClusterScan::Aligned), (16..32).collect::<Vec<_>>());
+        assert_eq!(launder(ClusterScan::Paper), (12..28).collect::<Vec<_>>());
+        // a first pass launders at most max_launder clusters
+        let mut m = machine(256, |c| {
+            c.swap.clustering = ClusteringKind::None;
+            c.system.freebsd.max_launder = 3;
+            c.system.freebsd.dirty_second_pass = false;
+        });
+        inactive(&mut m, 0..10, true);
+        m.pool.free = 0;
+        m.fb_scan(0);
+        assert_eq!(m.disk.stats().writes, 3);
+    }
+
     /// The inactive scan caches clean pages until free + cache reach
     /// v_free_target + v_cache_min, and stops there.
     #[test]
@@ -1587,5 +1613,17 @@ mod tests {
         m.fb_page_stats();
         assert!(m.fb().is_inactive(g) && !m.pages.has(g, RESIDENT));
         assert_eq!(m.procs[0].rss, 0);
+        // with page_stats = false the daemon's timed wake-up leaves the queues alone
+        let mut m = machine(64, |c| c.system.freebsd.page_stats = false);
+        let g = page(&mut m, 0);
+        m.pages.flags[g as usize] = TOUCHED | RESIDENT | DIRTY;
+        m.procs[0].rss = 1;
+        m.fb().activate(g);
+        m.fb().act_count[g as usize] = 0;
+        m.pool.free = 0;
+        m.live = 1;
+        let gen = m.fb().daemon_gen;
+        m.fb_daemon(gen, false);
+        assert!(m.fb().is_active(g) && m.pages.has(g, RESIDENT));
     }
 }
