@@ -465,7 +465,7 @@ pub fn aligned_cluster(pindex: u64, count: u32, ok: impl Fn(u64) -> bool) -> (u6
             n += 1;
             ib += 1;
             // the alignment boundary: stop here and switch directions (ib kept)
-            if (pindex - (ib - 1)) % count == 0 {
+            if (pindex - (ib - 1)).is_multiple_of(count) {
                 break;
             }
         }
@@ -1417,6 +1417,11 @@ mod tests {
         drain(&mut m);
         assert_eq!(m.procs[0].rss, 12);
         assert!(m.fb().is_inactive(g[11]) && m.pages.has(g[11], RESIDENT));
+        // touched soon, such a page takes no fault (the hit loop only sets its referenced
+        // bit) and stays inactive, aging apart from the faulting page, until a scan
+        m.pages.flags[g[10] as usize] |= REFERENCED;
+        assert!(m.fb().is_inactive(g[10]) && !m.fb().is_active(g[10]));
+        assert_eq!(m.fb().counters.soft_faults, 0);
         // without read-around the fault reads its page alone
         let mut m = machine(256, |c| c.swap.read_around = ReadAroundKind::None);
         let g = swapped(&mut m, 0..16);
@@ -1625,5 +1630,61 @@ mod tests {
         let gen = m.fb().daemon_gen;
         m.fb_daemon(gen, false);
         assert!(m.fb().is_active(g) && m.pages.has(g, RESIDENT));
+    }
+
+    /// PG_WINATCFLS concerns dirty pages only: a scan over clean inactive pages caches
+    /// the same pages, in the same order, with the rule on or off.
+    #[test]
+    fn pg_winatcfls_changes_nothing_for_clean_pages() {
+        let scan = |second: bool| {
+            let mut m = machine(256, |c| c.system.freebsd.dirty_second_pass = second);
+            let clean = inactive(&mut m, 0..40, false);
+            m.pool.free = 100;
+            m.fb_scan(0);
+            assert_eq!(m.disk.stats().writes, 0);
+            clean.iter().map(|&g| m.fb().is_cached(g)).collect::<Vec<_>>()
+        };
+        let on = scan(true);
+        assert!(on.iter().any(|&c| c), "the scan cached some pages");
+        assert_eq!(on, scan(false));
+    }
+
+    /// One shortage unit per cluster matters only for clusters of more than one page:
+    /// with clustering = "none" every cluster is its page, and the two counts agree.
+    #[test]
+    fn one_page_clusters_count_the_same_either_way() {
+        let run = |counts: LaunderCount| {
+            let mut m = machine(256, |c| {
+                c.swap.clustering = ClusteringKind::None;
+                c.system.freebsd.launder_counts = counts;
+            });
+            let dirty = inactive(&mut m, 0..8, true);
+            let clean = inactive(&mut m, 100..140, false);
+            m.pool.free = 120;
+            m.fb_scan(1);
+            let written = dirty.iter().filter(|&&g| m.pages.has(g, WRITING)).count();
+            let cached = clean.iter().filter(|&&g| m.fb().is_cached(g)).count();
+            (m.disk.stats().writes, written, cached)
+        };
+        let cluster = run(LaunderCount::Cluster);
+        assert_eq!(cluster.0, 8, "eight one-page writes");
+        assert_eq!(cluster, run(LaunderCount::Pages));
+    }
+
+    /// vm_fault_prefault maps only pages already in memory: a fault whose neighbours are
+    /// all on swap (no read-around) maps its page alone, with or without the rule.
+    #[test]
+    fn prefault_without_resident_neighbours_maps_nothing() {
+        for prefault in [true, false] {
+            let mut m = machine(256, |c| {
+                c.swap.read_around = ReadAroundKind::None;
+                c.system.freebsd.prefault = prefault;
+            });
+            let g = swapped(&mut m, 0..16);
+            m.fb_fault(0, g[4]).unwrap();
+            drain(&mut m);
+            assert_eq!(m.procs[0].rss, 1, "prefault = {prefault}");
+            assert_eq!(m.fb().counters.prefaulted, 0);
+        }
     }
 }

@@ -133,3 +133,113 @@ fn EXPECTED_BSD() -> Numbers {
 fn EXPECTED_MCL() -> Numbers {
     (1808970208, 54, 121, 580, 596, 475, vec![66, 55], vec![1808970208, 1533544557])
 }
+
+/// Each [system.freebsd] switch where its rule cannot act changes nothing, to the
+/// nanosecond: without memory pressure every switch at once (and the run alone that
+/// the slowdown needs ignores the table); without read-around, the read-ahead rules;
+/// with one-page clusters, the shortage count; with no dirty page, PG_WINATCFLS.
+#[test]
+fn freebsd_switches_change_nothing_where_their_rule_cannot_act() {
+    let flip_all = |cfg: &mut SystemConfig| {
+        let f = &mut cfg.system.freebsd;
+        f.dirty_second_pass = false;
+        f.launder_counts = freebsd::LaunderCount::Pages;
+        f.readahead_unmapped = false;
+        f.cache_behind = false;
+        f.prefault = false;
+        f.page_stats = false;
+        f.max_launder = 1;
+        f.cluster_scan = freebsd::ClusterScan::Paper;
+    };
+    let procs = vec![process("lu", "lu", &[("n", 100)]), process("w", "scan", &[("pages", 300), ("passes", 3), ("write", 1)])];
+    let base = freebsd(20_000, procs, ClusteringKind::Bsd);
+    let mut flipped = base.clone();
+    flip_all(&mut flipped);
+    assert_eq!(run(&base), run(&flipped));
+
+    // under pressure (LU of 176 pages on 120 frames, targets scaled from 1 GB), no
+    // read-around
+    let lu = |tweak: &dyn Fn(&mut SystemConfig)| {
+        let mut cfg = freebsd(120, vec![process("lu", "lu", &[("n", 300)])], ClusteringKind::Bsd);
+        cfg.system.freebsd.memory_pages = Some(262144);
+        cfg.swap.read_around = ReadAroundKind::None;
+        tweak(&mut cfg);
+        run(&cfg)
+    };
+    let plain = lu(&|_| {});
+    assert!(plain.disk_writes > 100 && plain.prefetched == 0, "{} {}", plain.disk_writes, plain.prefetched);
+    assert_eq!(plain, lu(&|c| c.system.freebsd.readahead_unmapped = false));
+    assert_eq!(plain, lu(&|c| c.system.freebsd.cache_behind = false));
+    // one-page clusters: one unit of shortage either way
+    let single = lu(&|c| c.swap.clustering = ClusteringKind::None);
+    assert!(single.disk_writes > 100);
+    assert_eq!(
+        single,
+        lu(&|c| {
+            c.swap.clustering = ClusteringKind::None;
+            c.system.freebsd.launder_counts = freebsd::LaunderCount::Pages;
+        })
+    );
+
+    // a reader under pressure never dirties a page: PG_WINATCFLS has nothing to do
+    let reader = |second: bool| {
+        let mut cfg = freebsd(2000, vec![process("r", "scan", &[("pages", 3000), ("passes", 3)])], ClusteringKind::Bsd);
+        cfg.system.freebsd.dirty_second_pass = second;
+        run(&cfg)
+    };
+    let on = reader(true);
+    assert!(counter(&on, "freebsd_pages_cached") > 1000 && on.disk_writes == 0);
+    assert_eq!(on, reader(false));
+}
+
+/// A printout, not a check: the writes mClustering saves against BSD clustering on
+/// freebsd8, at the settings of python/pagelab/experiments/mclustering.toml (its sizes
+/// and frames, 20 ns a reference, read_around "bsd" with a window of 16, clusters of 16
+/// with 8 back, a 16-page buffer, an unfragmented swap area), the targets scaled from the
+/// paper's 1 GB machine. `cargo test --release -p pagelab-core --lib
+/// mclustering_writes_on_freebsd8 -- --ignored --nocapture` (`FREEBSD_QUICK=1`: the quick
+/// sizes).
+#[test]
+#[ignore]
+fn mclustering_writes_on_freebsd8() {
+    let quick = std::env::var_os("FREEBSD_QUICK").is_some();
+    let lu = |n: i64| process("LU", "lu", &[("n", n)]);
+    let sor = |n: i64, it: i64| process("SOR", "sor", &[("n", n), ("iterations", it)]);
+    let points: Vec<(f64, u64, ProcessConfig)> = if quick {
+        vec![(1.3, 80, lu(230)), (1.5, 80, lu(247)), (1.7, 80, lu(264)), (1.3, 400, sor(516, 3)), (1.5, 400, sor(554, 3)), (1.7, 400, sor(590, 3))]
+    } else {
+        vec![(1.3, 240, lu(399)), (1.5, 240, lu(429)), (1.7, 240, lu(457)), (1.3, 1200, sor(893, 8)), (1.5, 1200, sor(960, 8)), (1.7, 1200, sor(1021, 8))]
+    };
+    println!("workload ratio frames | bsd: writes pages_written page_ins time_s | mcl: writes pages_written page_ins time_s | writes saved %, time saved %");
+    for (ratio, frames, mut proc) in points {
+        proc.cpu_ns_per_ref = Some(20.0);
+        let one = |c: ClusteringKind| {
+            let mut cfg = freebsd(frames, vec![proc.clone()], c);
+            cfg.system.freebsd.memory_pages = Some(262144);
+            cfg.system.sample_ms = 1000.0;
+            cfg.swap.max_cluster = 16;
+            cfg.swap.cluster_back = 8;
+            cfg.swap.buffer_pages = 16;
+            cfg.swap.read_window = 16;
+            cfg.swap.fragmentation = 0.0;
+            run(&cfg)
+        };
+        let (b, m) = (one(ClusteringKind::Bsd), one(ClusteringKind::Mclustering));
+        let ins = |r: &SystemResult| r.processes[0].counters.major_faults;
+        let saved = 100.0 * (b.disk_writes as f64 - m.disk_writes as f64) / b.disk_writes.max(1) as f64;
+        let tsaved = 100.0 * (b.end_ns as f64 - m.end_ns as f64) / b.end_ns as f64;
+        println!(
+            "{} {ratio} {frames} | {} {} {} {:.2} | {} {} {} {:.2} | {saved:.1} {tsaved:.1}",
+            proc.name,
+            b.disk_writes,
+            b.pages_written,
+            ins(&b),
+            b.end_ns as f64 * 1e-9,
+            m.disk_writes,
+            m.pages_written,
+            ins(&m),
+            m.end_ns as f64 * 1e-9
+        );
+        println!("  bsd write sizes {:?}\n  mcl write sizes {:?}", b.write_sizes, m.write_sizes);
+    }
+}

@@ -78,6 +78,7 @@ fn alone_config(cfg: &SystemConfig, i: usize) -> SystemConfig {
     alone.system.reclaim = config::ReclaimKind::Clock;
     alone.system.policy = None;
     alone.system.dead_list = None;
+    alone.system.freebsd = Default::default();
     alone
 }
 
