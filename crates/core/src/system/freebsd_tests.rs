@@ -198,10 +198,14 @@ fn freebsd_switches_change_nothing_where_their_rule_cannot_act() {
 /// with 8 back, a 16-page buffer, an unfragmented swap area), the targets scaled from the
 /// paper's 1 GB machine. `cargo test --release -p pagelab-core --lib
 /// mclustering_writes_on_freebsd8 -- --ignored --nocapture` (`FREEBSD_QUICK=1`: the quick
-/// sizes).
+/// sizes; `FREEBSD_VARIANTS=1`: at the ratio of 1.5 only, with each 8.2 rule of
+/// [system.freebsd] switched off in turn).
 #[test]
 #[ignore]
 fn mclustering_writes_on_freebsd8() {
+    if std::env::var_os("FREEBSD_VARIANTS").is_some() {
+        return mclustering_writes_by_rule();
+    }
     let quick = std::env::var_os("FREEBSD_QUICK").is_some();
     let lu = |n: i64| process("LU", "lu", &[("n", n)]);
     let sor = |n: i64, it: i64| process("SOR", "sor", &[("n", n), ("iterations", it)]);
@@ -241,5 +245,41 @@ fn mclustering_writes_on_freebsd8() {
             m.end_ns as f64 * 1e-9
         );
         println!("  bsd write sizes {:?}\n  mcl write sizes {:?}", b.write_sizes, m.write_sizes);
+    }
+}
+
+/// The writes saved at ratio 1.5 with each rule switched off in turn (see above).
+fn mclustering_writes_by_rule() {
+    let variants: Vec<(&str, fn(&mut SystemConfig))> = vec![
+        ("8.2 defaults", |_| {}),
+        ("dirty_second_pass = false", |c| c.system.freebsd.dirty_second_pass = false),
+        ("launder_counts = pages", |c| c.system.freebsd.launder_counts = freebsd::LaunderCount::Pages),
+        ("cluster_scan = paper", |c| c.system.freebsd.cluster_scan = freebsd::ClusterScan::Paper),
+        ("readahead_unmapped = false", |c| c.system.freebsd.readahead_unmapped = false),
+        ("prefault = false", |c| c.system.freebsd.prefault = false),
+        ("cache_behind = false", |c| c.system.freebsd.cache_behind = false),
+        ("page_stats = false", |c| c.system.freebsd.page_stats = false),
+        ("max_launder = 10000", |c| c.system.freebsd.max_launder = 10000),
+        ("read_around = none", |c| c.swap.read_around = ReadAroundKind::None),
+    ];
+    let mut lu = process("LU", "lu", &[("n", 429)]);
+    let mut sor = process("SOR", "sor", &[("n", 960), ("iterations", 8)]);
+    lu.cpu_ns_per_ref = Some(20.0);
+    sor.cpu_ns_per_ref = Some(20.0);
+    println!("workload variant | bsd writes, mean pages | mcl writes | writes saved %, time saved %");
+    for (frames, proc) in [(240, lu), (1200, sor)] {
+        for (name, tweak) in &variants {
+            let one = |c: ClusteringKind| {
+                let mut cfg = freebsd(frames, vec![proc.clone()], c);
+                cfg.system.freebsd.memory_pages = Some(262144);
+                tweak(&mut cfg);
+                run(&cfg)
+            };
+            let (b, m) = (one(ClusteringKind::Bsd), one(ClusteringKind::Mclustering));
+            let saved = 100.0 * (b.disk_writes as f64 - m.disk_writes as f64) / b.disk_writes.max(1) as f64;
+            let tsaved = 100.0 * (b.end_ns as f64 - m.end_ns as f64) / b.end_ns as f64;
+            let mean = b.pages_written as f64 / b.disk_writes.max(1) as f64;
+            println!("{} {name} | {} {mean:.1} | {} | {saved:.1} {tsaved:.1}", proc.name, b.disk_writes, m.disk_writes);
+        }
     }
 }
