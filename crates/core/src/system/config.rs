@@ -247,6 +247,9 @@ pub struct MachineConfig {
     pub space_time: bool,
     #[serde(default = "default_space_time_buckets")]
     pub space_time_buckets: u32,
+    /// `[system.freebsd]`: the rules of `reclaim = "freebsd8"` (freebsd.rs).
+    #[serde(default)]
+    pub freebsd: super::freebsd::FreeBsdConfig,
 }
 
 impl MachineConfig {
@@ -332,6 +335,11 @@ pub enum ReclaimKind {
     /// One of the replacement policies of replay (`system.policy`), told of every
     /// reference, fault and eviction.
     Policy,
+    /// The FreeBSD 8.2 virtual memory system (freebsd.rs): active, inactive and cache
+    /// queues with act_count aging, the page daemon of sys/vm/vm_pageout.c with its
+    /// targets, laundering with PG_WINATCFLS and vm_pageout_clean clustering, swap-in
+    /// read-ahead and vm_fault_prefault; its rules are `[system.freebsd]`.
+    Freebsd8,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
@@ -575,6 +583,7 @@ impl SystemConfig {
         }
         s.reclaim_policy()?;
         s.dead_list_weight()?;
+        super::freebsd::validate(self)?;
         if s.space_time_buckets == 0 || s.space_time_buckets > MAX_SPACE_TIME_BUCKETS {
             return Err(Error::invalid(
                 "system.space_time_buckets",

@@ -32,13 +32,17 @@ pub enum Event {
     Switch(u32),
     /// Background writing may issue its next write (gang-adaptive-paging.txt 3.4).
     BackgroundWrite(u32),
+    /// The FreeBSD page daemon wakes (freebsd.rs): its sleep's generation (older ones
+    /// are stale), and whether it slept with `vm_pages_needed` set (work) or for its
+    /// statistics interval (a timer).
+    PageDaemon(u32, bool),
 }
 
 impl Event {
     /// Periodic events that recur as long as the run lasts; they alone do not make
     /// progress (a run waiting only on them is stuck).
     pub fn is_timer(self) -> bool {
-        matches!(self, Event::Sample | Event::KswapdTimer | Event::LoadControl | Event::BackgroundWrite(_))
+        matches!(self, Event::Sample | Event::KswapdTimer | Event::LoadControl | Event::BackgroundWrite(_) | Event::PageDaemon(_, false))
     }
 }
 

@@ -52,7 +52,7 @@ enum RunOutcome {
 }
 
 /// What the fault path decided.
-enum FaultOutcome {
+pub(super) enum FaultOutcome {
     /// Resolved at once (minor fault): re-execute the record.
     Continue,
     Blocked,
@@ -64,6 +64,8 @@ pub struct Machine {
     pub(super) pages: PageTable,
     pub(super) pool: FramePool,
     reclaimer: Reclaimer,
+    /// `reclaim = "freebsd8"`: the FreeBSD 8.2 page queues and page daemon (freebsd.rs).
+    pub(super) fbsd: Option<Box<super::freebsd::FreeBsdVm>>,
     token: Token,
     load: LoadControl,
     pub(super) disk: Disk,
@@ -72,19 +74,19 @@ pub struct Machine {
     pub(super) ready: VecDeque<u16>,
     running: Option<u16>,
     slice_end: u64,
-    frame_waiters: VecDeque<u16>,
+    pub(super) frame_waiters: VecDeque<u16>,
     kswapd_pending: bool,
-    live: usize,
+    pub(super) live: usize,
     started: usize,
     cpu_busy: u64,
-    total_major: u64,
+    pub(super) total_major: u64,
     /// Stamp epoch: a new one starts at every sample (and at every job switch of a gang
     /// run); page stamps hold the epoch of their last reference plus one.
     pub(super) epoch: u32,
     quantum_ns: u64,
     sample_ns: u64,
-    minor_ns: u64,
-    major_cpu_ns: u64,
+    pub(super) minor_ns: u64,
+    pub(super) major_cpu_ns: u64,
     pub(super) reclaim_batch: u32,
     shortage_margin: u64,
     /// The system's samples; at most `max_samples` per series (samples.rs).
@@ -97,11 +99,11 @@ pub struct Machine {
     pub(super) swap_cfg: SwapConfig,
     seed: u64,
     /// mClustering's buffer of clusters waiting for their write.
-    buffer: ClusterBuffer<Gid>,
+    pub(super) buffer: ClusterBuffer<Gid>,
     /// Page whose contents each swap slot holds (NO_GID when free or pre-occupied).
     slot_owner: Vec<Gid>,
-    prefetched: u64,
-    prefetch_hits: u64,
+    pub(super) prefetched: u64,
+    pub(super) prefetch_hits: u64,
     last_pages_read: u64,
     last_pages_written: u64,
     /// This node's gang scheduler and adaptive paging state (gang runs only).
@@ -145,6 +147,10 @@ impl Machine {
             pages: PageTable::default(),
             pool: FramePool::new(frames, watermarks),
             reclaimer: Reclaimer::with_policy(s.reclaim, s.reclaim_policy()?, s.dead_list_weight()?, frames as u32, s.seed),
+            fbsd: (s.reclaim == super::config::ReclaimKind::Freebsd8).then(|| {
+                let targets = super::freebsd::FreeBsdTargets::for_config(cfg, frames);
+                Box::new(super::freebsd::FreeBsdVm::new(s.freebsd.clone(), targets, cfg.processes.len()))
+            }),
             token: Token::new(cfg.token.clone(), procs.len()),
             load: LoadControl::new(cfg.load_control.clone()),
             disk: Disk::new(cfg.disk.clone(), s.page_size, swap_slots),
@@ -203,7 +209,11 @@ impl Machine {
             self.events.push(self.procs[i].start_ns, Event::Start(i as u16));
         }
         self.events.push(self.sample_ns, Event::Sample);
-        self.events.push(KSWAPD_PERIOD_NS, Event::KswapdTimer);
+        if self.fbsd.is_some() {
+            self.fb_start();
+        } else {
+            self.events.push(KSWAPD_PERIOD_NS, Event::KswapdTimer);
+        }
         if self.load.enabled() {
             self.events.push(self.load.window_ns(), Event::LoadControl);
         }
@@ -309,7 +319,7 @@ impl Machine {
         }
     }
 
-    fn make_ready(&mut self, p: u16) {
+    pub(super) fn make_ready(&mut self, p: u16) {
         let proc = &mut self.procs[p as usize];
         proc.state = RunState::Ready;
         if !proc.suspended {
@@ -317,7 +327,7 @@ impl Machine {
         }
     }
 
-    fn handle(&mut self, event: Event, progress: Progress) -> Result<()> {
+    pub(super) fn handle(&mut self, event: Event, progress: Progress) -> Result<()> {
         match event {
             Event::Start(p) => {
                 self.started += 1;
@@ -329,8 +339,14 @@ impl Machine {
                 self.procs[p as usize].rss += 1;
                 self.reclaimer.on_resident(gid);
                 self.make_ready(p);
+                if self.fbsd.is_some() {
+                    self.fb_page_in_done(p, gid);
+                }
             }
+            Event::Prefetched(gid) if self.fbsd.is_some() => self.fb_prefetched(gid),
             Event::Prefetched(gid) => self.arrived_unasked(gid, false),
+            Event::WriteDone(gid) if self.fbsd.is_some() => self.fb_write_done(gid),
+            Event::PageDaemon(gen, needed) => self.fb_daemon(gen, needed),
             Event::AdaptiveIn(gid) => self.arrived_unasked(gid, true),
             Event::BarrierRelease(p) => {
                 let proc = &mut self.procs[p as usize];
@@ -444,6 +460,11 @@ impl Machine {
 
     fn free_frame(&mut self) {
         self.pool.free += 1;
+        if self.fbsd.is_some() {
+            // FreeBSD's waiters wake at v_free_min (vm_page_free_wakeup), not per frame
+            self.fb_free_wakeup();
+            return;
+        }
         if let Some(p) = self.frame_waiters.pop_front() {
             self.make_ready(p);
         }
@@ -497,6 +518,9 @@ impl Machine {
         let slot_owner = &mut self.slot_owner;
         let swap = &mut self.swap;
         let free_stale = self.swap_cfg.frees_stale_slots();
+        // freebsd8: a write to a page that is not dirty goes to the fault path, which
+        // tells a write-protected or busy page from one the hardware just dirties
+        let clean_writes_fault = self.fbsd.is_some();
         let mut prefetch_hits = 0;
         let b = &proc.batch;
         let mut now = self.now;
@@ -511,6 +535,10 @@ impl Machine {
             let gid = proc.gid_of[local as usize];
             let write = b.kind[pos] == AccessKind::Write;
             if gid == NO_GID || flags[gid as usize] & RESIDENT == 0 {
+                fault = Some((local, b.page[pos]));
+                break;
+            }
+            if write && clean_writes_fault && flags[gid as usize] & DIRTY == 0 {
                 fault = Some((local, b.page[pos]));
                 break;
             }
@@ -565,6 +593,9 @@ impl Machine {
             proc.gid_of[local as usize] = gid;
             proc.by_vpage.insert(vpage, gid);
             self.reclaimer.reserve(self.pages.len());
+        }
+        if self.fbsd.is_some() {
+            return self.fb_fault(p, gid);
         }
         let f = self.pages.flags[gid as usize];
         if f & PAGING_IN != 0 {
@@ -798,7 +829,7 @@ impl Machine {
     }
 
     /// Writes clusters: one buffer's worth under mClustering, one cluster under BSD VM.
-    fn write_clusters(&mut self, clusters: &[Vec<Gid>]) {
+    pub(super) fn write_clusters(&mut self, clusters: &[Vec<Gid>]) {
         let writes: Vec<Write<Gid>> = match self.swap_cfg.clustering {
             ClusteringKind::Mclustering => allocate_mclustering(&mut self.swap, clusters),
             _ => clusters.iter().map(|c| allocate_bsd(&mut self.swap, c)).collect::<Option<Vec<_>>>().map(|w| w.concat()),
@@ -890,6 +921,9 @@ impl Machine {
     /// A process ends: its pages are freed (frames held by writes in flight come back
     /// when the writes complete).
     fn exit(&mut self, p: u16) {
+        if self.fbsd.is_some() {
+            self.fb_exit(p);
+        }
         let now = self.now;
         let released = self.token.on_exit(p, now);
         self.account_release(released);
@@ -1026,7 +1060,13 @@ impl Machine {
             read_sizes: stats.read_sizes.clone(),
             prefetched: self.prefetched,
             prefetch_hits: self.prefetch_hits,
-            reclaim_counters: self.reclaimer.counters().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            reclaim_counters: self
+                .reclaimer
+                .counters()
+                .into_iter()
+                .chain(self.fbsd.as_ref().map(|f| f.counter_list()).unwrap_or_default())
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
             processes,
             series: std::mem::take(&mut self.log).into_series(),
             sample_ns: self.sample_ns,

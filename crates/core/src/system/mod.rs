@@ -11,6 +11,7 @@ mod dead_list_reclaim;
 pub mod config;
 pub mod disk;
 pub mod events;
+pub mod freebsd;
 pub mod gang;
 pub mod load_control;
 pub mod machine;
@@ -77,6 +78,7 @@ fn alone_config(cfg: &SystemConfig, i: usize) -> SystemConfig {
     alone.system.reclaim = config::ReclaimKind::Clock;
     alone.system.policy = None;
     alone.system.dead_list = None;
+    alone.system.freebsd = Default::default();
     alone
 }
 
@@ -164,6 +166,8 @@ pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult
     Ok(result)
 }
 
+#[cfg(test)]
+mod freebsd_tests;
 #[cfg(test)]
 mod gang_tests;
 #[cfg(test)]

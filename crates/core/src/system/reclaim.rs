@@ -201,6 +201,7 @@ impl Reclaimer {
                 self.queue[gid as usize] = ACTIVE;
             }
             ReclaimKind::Policy => self.policy_insert(gid),
+            ReclaimKind::Freebsd8 => {}
         }
     }
 
@@ -232,6 +233,7 @@ impl Reclaimer {
                     self.policy_len -= 1;
                 }
             }
+            ReclaimKind::Freebsd8 => {}
         }
     }
 
@@ -273,6 +275,8 @@ impl Reclaimer {
             ReclaimKind::Lru => self.lru_victim(pages, skip),
             ReclaimKind::Bsd => self.bsd_victim(pages, skip),
             ReclaimKind::Policy => self.policy_victim(pages, skip),
+            // the page daemon of freebsd.rs chooses its own pages
+            ReclaimKind::Freebsd8 => None,
         }
     }
 
