@@ -293,7 +293,10 @@ fn read_around_prefetches_adjacent_pages_and_they_are_used() {
     let params = [("pages", 2000), ("passes", 3), ("write", 1)];
     let none = swap_run("scan", &params, 1200, ClusteringKind::Bsd, |c| c.swap.read_around = ReadAroundKind::None);
     let bsd = swap_run("scan", &params, 1200, ClusteringKind::Bsd, |_| {});
-    let linux = swap_run("scan", &params, 1200, ClusteringKind::Bsd, |c| c.swap.read_around = ReadAroundKind::Linux);
+    let linux = swap_run("scan", &params, 1200, ClusteringKind::Bsd, |c| {
+        c.swap.read_around = ReadAroundKind::Linux;
+        c.swap.page_cluster = Some(4);
+    });
     assert_eq!(none.prefetched, 0);
     assert!(none.processes[0].counters.major_faults > 1000);
     for r in [&bsd, &linux] {
@@ -323,7 +326,7 @@ fn tiny_memories_finish_under_every_combination() {
                     cfg.swap.read_around = read_around;
                     cfg.swap.clustering = clustering;
                     cfg.token.policy = TokenPolicyKind::Paper;
-                    let r = run(&cfg);
+                    let r = run_system(&cfg, &mut |_| true).unwrap_or_else(|e| panic!("{wm:?} {read_around:?} {clustering:?} {reclaim:?}: {e}"));
                     assert!(r.processes.iter().all(|p| p.end_ns > 0), "{wm:?} {read_around:?} {clustering:?} {reclaim:?}");
                 }
             }
