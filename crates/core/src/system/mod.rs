@@ -10,6 +10,8 @@ mod background_write;
 mod dead_list_reclaim;
 pub mod config;
 mod free_pages;
+#[cfg(test)]
+mod linux22_tests;
 mod swap_cache;
 mod swap_out;
 mod swapin_readahead;
