@@ -231,3 +231,45 @@ fn a_write_fault_frees_the_swap_slot() {
     let (kept, _) = dirty_with_slot(Some(false));
     assert!(kept > 10, "{kept}");
 }
+
+/// mm/page_alloc.c `free_area_init` (2.2.14): i = memory / 128 pages, clamped to
+/// [10, 256]; freepages.min = i, low = 2i, high = 3i. At 1280 frames and above the floor
+/// is 3/128 of memory; at the clamp of 10 it is 30 frames, a sixth of a 180-frame memory.
+#[test]
+fn watermarks_follow_free_area_init() {
+    let w = |frames| {
+        let w = Watermarks::linux22(frames);
+        (w.min, w.low, w.high)
+    };
+    assert_eq!(w(1280), (10, 20, 30));
+    assert_eq!(w(180), (10, 20, 30));
+    assert_eq!(w(12_800), (100, 200, 300));
+    assert_eq!(w(1 << 20), (256, 512, 768));
+    // the engine's guard under 120 frames (no Linux ran this small): a twelfth
+    assert_eq!(w(96), (8, 16, 24));
+}
+
+/// The new keys: errors name the key in one line.
+#[test]
+fn linux_config_errors_name_the_key() {
+    let err = |system: &str, tables: &str| {
+        let json = format!(r#"{{"system": {{"frames": 100{system}}}{tables}, "processes": [{{"name": "a", "workload": "scan"}}]}}"#);
+        SystemConfig::from_json(&json).unwrap_err().to_string()
+    };
+    for (system, tables, key) in [
+        (r#", "reclaim": "clock", "free_pages": "linux22""#, "", "system.free_pages"),
+        (r#", "free_pages": "sometimes""#, "", "free_pages"),
+        (r#", "swap_out": "random""#, "", "swap_out"),
+        ("", r#", "swap": {"swap_cache": true, "clustering": "bsd"}"#, "swap.swap_cache"),
+        (r#", "reclaim": "clock""#, r#", "swap": {"swap_cache": true}"#, "swap.swap_cache"),
+        ("", r#", "swap": {"page_cluster": 13}"#, "swap.page_cluster"),
+        ("", r#", "token": {"hold_share": 0}"#, "token.hold_share"),
+        ("", r#", "token": {"abuse_share": -1}"#, "token.abuse_share"),
+        ("", r#", "token": {"self_take_limit": 0}"#, "token.self_take_limit"),
+        ("", r#", "token": {"hold_limit_s": -5}"#, "token.hold_limit_s"),
+        ("", r#", "token": {"protect": "never"}"#, "protect"),
+    ] {
+        let e = err(system, tables);
+        assert!(e.contains(key) && !e.contains('\n'), "{key}: {e}");
+    }
+}
