@@ -273,3 +273,49 @@ fn linux_config_errors_name_the_key() {
         assert!(e.contains(key) && !e.contains('\n'), "{key}: {e}");
     }
 }
+
+/// Measurement for the report, not a check: the token-lru experiment's bit-r/gcc and
+/// gzip/vortex3 pairs under the old options and the new defaults.
+#[test]
+#[ignore]
+fn measure_token_lru_pairs() {
+    let bitrev = || {
+        let mut p = process("bitrev", "bitrev", &[("n", 524288)]);
+        p.cpu_ns_per_ref = Some(30000.0);
+        p
+    };
+    let spikes = || {
+        let mut p = process("spikes", "spikes", &[("base_pages", 300), ("spike_pages", 800), ("refs", 3_000_000)]);
+        p.params.insert("second_spike".into(), serde_json::Value::from(1.07));
+        p.cpu_ns_per_ref = Some(16000.0);
+        p
+    };
+    let table = || {
+        let mut p = process("growing-table", "growing-table", &[("pages", 1000), ("stages", 8), ("lookups", 40000)]);
+        p.params.insert("skew".into(), serde_json::Value::from(1.0));
+        p.cpu_ns_per_ref = Some(16000.0);
+        p
+    };
+    for (name, memory, procs) in [("bit-r/gcc", 0.47, vec![bitrev(), spikes()]), ("gzip/vortex3", 0.55, vec![bitrev(), table()])] {
+        let mut footprint = 0;
+        for p in &procs {
+            let mut alone = config(100_000, vec![p.clone()]);
+            alone.system.sample_ms = 1000.0;
+            footprint += run(&alone).processes[0].series.mad.iter().copied().max().unwrap_or(0);
+        }
+        let frames = (footprint as f64 * memory).round() as u64;
+        for policy in [TokenPolicyKind::None, TokenPolicyKind::Paper, TokenPolicyKind::Linux2620] {
+            for old in [true, false] {
+                let mut cfg = config(frames, procs.clone());
+                cfg.system.sample_ms = 100.0;
+                cfg.token.policy = policy;
+                if old {
+                    old_options(&mut cfg);
+                }
+                let r = run(&cfg);
+                let s: Vec<String> = r.processes.iter().map(|p| format!("{} faults {:.2}x", p.counters.major_faults, p.slowdown())).collect();
+                println!("MEASURE {name} frames {frames} {policy:?} {} {s:?}", if old { "old" } else { "new" });
+            }
+        }
+    }
+}
