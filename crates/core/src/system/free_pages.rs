@@ -60,6 +60,9 @@ pub struct Linux22 {
 #[derive(Debug, Default, Clone)]
 pub struct Linux22Counters {
     pub swap_cache_faults: u64,
+    /// Faults that found their page's read (read-ahead) or write in flight and waited
+    /// for it; each then ends as a swap-cache hit, a minor fault.
+    pub io_wait_faults: u64,
     pub shrink_mmap_freed: u64,
     pub swap_out_writes: u64,
     pub swap_out_unmapped: u64,
@@ -431,6 +434,7 @@ impl Linux22 {
         let c = &self.counters;
         vec![
             ("swap_cache_faults", c.swap_cache_faults),
+            ("io_wait_faults", c.io_wait_faults),
             ("shrink_mmap_freed", c.shrink_mmap_freed),
             ("swap_out_writes", c.swap_out_writes),
             ("swap_out_unmapped", c.swap_out_unmapped),

@@ -124,6 +124,9 @@ fn a_swap_cache_hit_is_a_minor_fault() {
     assert!(minor(&with) >= hits, "{} minor faults, {hits} hits", minor(&with));
     assert!(major(&with) < hits, "{} major faults, {hits} hits", major(&with));
     assert!(counter(&with, "shrink_mmap_freed") > 0);
+    // faults on pages whose write or read-ahead is in flight wait, then hit the cache
+    assert!(counter(&with, "io_wait_faults") > 0);
+    assert!(counter(&with, "io_wait_faults") <= hits);
 }
 
 /// mm/page_alloc.c `swapin_readahead`: a fault reads the aligned block of 2^page_cluster
@@ -304,6 +307,28 @@ fn measure_token_lru_pairs() {
             footprint += run(&alone).processes[0].series.mad.iter().copied().max().unwrap_or(0);
         }
         let frames = (footprint as f64 * memory).round() as u64;
+        // which rule moves the LRU (no token) numbers
+        let rules: [(&str, fn(&mut SystemConfig)); 4] = [
+            ("old+swap_cnt", |c| c.system.swap_out = SwapOutRule::SwapCnt),
+            ("old+free_pages", |c| {
+                c.system.free_pages = Some(FreePagesRule::Linux22);
+                c.swap.swap_cache = Some(false);
+            }),
+            ("old+free_pages+cache", |c| c.system.free_pages = Some(FreePagesRule::Linux22)),
+            ("new-read_around", |c| {
+                c.system.swap_out = SwapOutRule::SwapCnt;
+                c.system.free_pages = Some(FreePagesRule::Linux22);
+            }),
+        ];
+        for (rule, f) in rules {
+            let mut cfg = config(frames, procs.clone());
+            cfg.system.sample_ms = 100.0;
+            old_options(&mut cfg);
+            f(&mut cfg);
+            let r = run(&cfg);
+            let s: Vec<String> = r.processes.iter().map(|p| format!("{} faults {:.2}x", p.counters.major_faults, p.slowdown())).collect();
+            println!("MEASURE {name} frames {frames} None {rule} {s:?}");
+        }
         for policy in [TokenPolicyKind::None, TokenPolicyKind::Paper, TokenPolicyKind::Linux2620] {
             for old in [true, false] {
                 let mut cfg = config(frames, procs.clone());

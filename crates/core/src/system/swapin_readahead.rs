@@ -39,6 +39,7 @@ impl Machine {
             if f & WRITING != 0 {
                 self.swap_cache_token_request(p);
             }
+            self.count22(|c| c.io_wait_faults += 1);
             let proc = &mut self.procs[p as usize];
             proc.waiting_on = gid;
             proc.state = RunState::BlockedIo;
