@@ -136,7 +136,12 @@ pub enum ClusteringKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ReadAroundKind {
+    /// The system's own: `Linux` under `reclaim = "linux22"` outside a gang run (Linux
+    /// 2.2.14 reads around every swap-in, mm/page_alloc.c `swapin_readahead`), `Bsd`
+    /// under `reclaim = "freebsd8"` (8.2 `vm_fault`'s read-behind/ahead), `None`
+    /// otherwise. Resolved by [`SystemConfig::read_around`].
     #[default]
+    Auto,
     None,
     /// BSD/FreeBSD: the pages adjacent to the faulting one both in virtual space and on
     /// swap, within an aligned window of `read_window` slots.
@@ -160,8 +165,9 @@ pub struct SwapConfig {
     pub read_around: ReadAroundKind,
     /// BSD read-around window in slots (16).
     pub read_window: u32,
-    /// Linux read-around: 2^page_cluster slots (Linux 2.2 default 4 = 16 pages).
-    pub page_cluster: u32,
+    /// Linux read-around: 2^page_cluster slots. None: as Linux 2.2.14 sets it at boot
+    /// from the memory size (mm/swap.c `swap_setup`), see [`SystemConfig::page_cluster`].
+    pub page_cluster: Option<u32>,
     /// Fraction of swap slots occupied at random before the run (section 3.4).
     pub fragmentation: f64,
     /// Without clustering: a page written after it came back from swap gives up its slot
@@ -170,6 +176,12 @@ pub struct SwapConfig {
     /// slots. Off: a page keeps the slot of its first page-out for life. Clustering
     /// always allocates afresh.
     pub free_on_write: bool,
+    /// Linux 2.2.14's swap cache (mm/swap_state.c, mm/filemap.c `shrink_mmap`): a page
+    /// `swap_out` unmaps stays in memory, in the swap cache, until `shrink_mmap` frees it;
+    /// a fault on it meanwhile is a minor fault. None: on under `reclaim = "linux22"`
+    /// with `system.free_pages = "linux22"`, off otherwise ([`SystemConfig::swap_cache`]).
+    /// Off: an unmapped page is gone at once (a dirty one once its write completes).
+    pub swap_cache: Option<bool>,
 }
 
 impl SwapConfig {
@@ -186,11 +198,12 @@ impl Default for SwapConfig {
             max_cluster: 16,
             cluster_back: 8,
             buffer_pages: 16,
-            read_around: ReadAroundKind::None,
+            read_around: ReadAroundKind::Auto,
             read_window: 16,
-            page_cluster: 4,
+            page_cluster: None,
             fragmentation: 0.0,
             free_on_write: false,
+            swap_cache: None,
         }
     }
 }
@@ -231,6 +244,13 @@ pub struct MachineConfig {
     /// Pages a direct reclaim frees at once (Linux 2.2 SWAP_CLUSTER_MAX = 32).
     #[serde(default = "default_reclaim_batch")]
     pub reclaim_batch: u32,
+    /// With `reclaim = "linux22"`: how `swap_out` picks the process to take pages from.
+    #[serde(default)]
+    pub swap_out: SwapOutRule,
+    /// With `reclaim = "linux22"`: what frees memory and when. None: `linux22` outside a
+    /// gang run, `batch` in one ([`SystemConfig::free_pages`]).
+    #[serde(default)]
+    pub free_pages: Option<FreePagesRule>,
     #[serde(default = "default_sample_ms")]
     pub sample_ms: f64,
     /// Default seed of the processes' workloads.
@@ -315,6 +335,43 @@ impl Watermarks {
     }
 }
 
+/// How Linux 2.2 `swap_out` chooses the process whose page table it walks
+/// (`reclaim = "linux22"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SwapOutRule {
+    /// Linux 2.2.14 mm/vmscan.c `swap_out`: the process with the largest `swap_cnt`, a
+    /// snapshot of its resident set taken when every process's count had run out; it is
+    /// walked in virtual-address order from its `swap_address`, and a walk that reaches
+    /// the end of its address space without writing a page sets its `swap_cnt` to 0, so
+    /// the next process gets its turn.
+    #[default]
+    SwapCnt,
+    /// The engine's rule before issue 15: the process with the largest resident set, for
+    /// every page. With `free_pages = "batch"` exactly the old victim selection (a walk
+    /// in first-touch order from where the last one stopped).
+    LargestRss,
+}
+
+/// What frees memory under `reclaim = "linux22"`, and when.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FreePagesRule {
+    /// Linux 2.2.14: `__get_free_pages` (mm/page_alloc.c) reclaims in the faulting
+    /// process once free frames reach `freepages.min`, and keeps doing so until they are
+    /// back at `freepages.high` (`low_on_memory`); `try_to_free_pages` wakes kswapd and
+    /// runs `do_try_to_free_pages` (mm/vmscan.c): priorities 6 down to 0, each first
+    /// `shrink_mmap` then `swap_out`, until SWAP_CLUSTER_MAX (`reclaim_batch`) succeed;
+    /// kswapd wakes every second and at each `try_to_free_pages`, works while free frames
+    /// are below `freepages.high`, and sleeps 10 s after a pass that failed.
+    Linux22,
+    /// The engine's model before issue 15: the faulting process evicts `reclaim_batch`
+    /// victims at the min watermark (unless that many writes are in flight); kswapd wakes
+    /// below the low watermark and evicts until free frames plus those being written reach
+    /// the high one.
+    Batch,
+}
+
 /// How reclaim picks victims.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -353,32 +410,64 @@ pub enum TokenPolicyKind {
     Linux2620,
 }
 
+/// When the Linux 2.6.20 swap token protects its holder's pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenProtect {
+    /// Linux 2.6.20 mm/rmap.c `page_referenced_one`: the holder's pages count as
+    /// referenced only while the holder is inside a page fault (`rwsem_is_locked(&mm->
+    /// mmap_sem)`), and not when the holder itself is reclaiming (`mm != current->mm`).
+    #[default]
+    InFault,
+    /// The engine's rule before issue 15: the holder is protected all the time.
+    Always,
+}
+
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TokenConfig {
     pub policy: TokenPolicyKind,
-    /// Section 5.3: the token is taken back after this holding time.
-    pub hold_limit_s: f64,
-    /// Section 5.3: the token-unsuitable mark expires after this.
-    pub unsuitable_s: f64,
+    /// Section 5.3: the token is taken back after this holding time. None: `hold_share`
+    /// of the shortest dedicated run time among the processes (token_defaults.rs).
+    pub hold_limit_s: Option<f64>,
+    /// The holding-time limit as a share of the shortest dedicated run, when
+    /// `hold_limit_s` is not given.
+    pub hold_share: f64,
+    /// Section 5.3: the token-unsuitable mark expires after this. None: the holding limit.
+    pub unsuitable_s: Option<f64>,
     /// Section 5.3: pages the holder may take from itself within the window before it
-    /// must return the token and is marked token-unsuitable.
-    pub self_take_limit: u64,
+    /// must return the token and is marked token-unsuitable. None: `abuse_share` of the
+    /// single-page faults the swap disk can serve in the window (token_defaults.rs).
+    pub self_take_limit: Option<u64>,
+    /// The abuse limit as a share of the faults the disk can serve, when
+    /// `self_take_limit` is not given.
+    pub abuse_share: f64,
     pub self_take_window_s: f64,
     /// The token is requested only when free frames are at or below this many frames
     /// above the high watermark (section 5.2: "only ... due to memory shortage").
     pub shortage_margin: u64,
+    /// `policy = "linux2620"`: when the holder's pages are protected.
+    pub protect: TokenProtect,
+    /// `policy = "linux2620"`: reclaim at priority 0 takes the token away (Linux 2.6.20
+    /// mm/vmscan.c `try_to_free_pages` and `balance_pgdat`: `if (!priority)
+    /// disable_swap_token()`); only with `system.free_pages = "linux22"`, whose loop has
+    /// priorities.
+    pub disable_at_priority_zero: bool,
 }
 
 impl Default for TokenConfig {
     fn default() -> Self {
         TokenConfig {
             policy: TokenPolicyKind::None,
-            hold_limit_s: 60.0,
-            unsuitable_s: 60.0,
-            self_take_limit: 1000,
+            hold_limit_s: None,
+            hold_share: 1.0,
+            unsuitable_s: None,
+            self_take_limit: None,
+            abuse_share: 0.25,
             self_take_window_s: 1.0,
             shortage_margin: 0,
+            protect: TokenProtect::InFault,
+            disable_at_priority_zero: true,
         }
     }
 }
@@ -603,9 +692,22 @@ impl SystemConfig {
         }
         self.disk.validate(s.page_size)?;
         let t = &self.token;
-        duration("token.hold_limit_s", t.hold_limit_s, "s", 1e9, true)?;
-        duration("token.unsuitable_s", t.unsuitable_s, "s", 1e9, true)?;
+        if let Some(h) = t.hold_limit_s {
+            duration("token.hold_limit_s", h, "s", 1e9, true)?;
+        }
+        if let Some(u) = t.unsuitable_s {
+            duration("token.unsuitable_s", u, "s", 1e9, true)?;
+        }
         duration("token.self_take_window_s", t.self_take_window_s, "s", 1e9, true)?;
+        if !(t.hold_share.is_finite() && t.hold_share > 0.0 && t.hold_share <= 1000.0) {
+            return Err(Error::invalid("token.hold_share", format!("expected a share of the shortest dedicated run in (0, 1000], got {}", show(t.hold_share))));
+        }
+        if !(t.abuse_share.is_finite() && t.abuse_share > 0.0 && t.abuse_share <= 1000.0) {
+            return Err(Error::invalid("token.abuse_share", format!("expected a share of the faults the disk can serve in (0, 1000], got {}", show(t.abuse_share))));
+        }
+        if t.self_take_limit == Some(0) {
+            return Err(Error::invalid("token.self_take_limit", "expected at least 1 page"));
+        }
         if t.shortage_margin > s.frames {
             return Err(Error::invalid("token.shortage_margin", format!("expected at most system.frames ({}) frames, got {}", s.frames, t.shortage_margin)));
         }
@@ -629,9 +731,12 @@ impl SystemConfig {
         if !w.read_window.is_power_of_two() || w.read_window > 4096 {
             return Err(Error::invalid("swap.read_window", format!("expected a power of two up to 4096 slots, got {}", w.read_window)));
         }
-        if w.page_cluster > 12 {
-            return Err(Error::invalid("swap.page_cluster", format!("expected 0 to 12, got {}", w.page_cluster)));
+        if let Some(c) = w.page_cluster {
+            if c > 12 {
+                return Err(Error::invalid("swap.page_cluster", format!("expected 0 to 12, got {c}")));
+            }
         }
+        self.validate_linux22()?;
         if !(w.fragmentation.is_finite() && (0.0..=0.9).contains(&w.fragmentation)) {
             return Err(Error::invalid("swap.fragmentation", format!("expected a fraction from 0 to 0.9, got {}", w.fragmentation)));
         }
@@ -704,5 +809,79 @@ impl SystemConfig {
 
     pub fn watermarks(&self) -> Watermarks {
         self.system.watermarks.unwrap_or_else(|| Watermarks::linux22(self.system.frames))
+    }
+
+    /// The Linux 2.2 rules apply: `reclaim = "linux22"`.
+    fn is_linux22(&self) -> bool {
+        self.system.reclaim == ReclaimKind::Linux22
+    }
+
+    /// `system.free_pages` resolved: Linux 2.2.14's `try_to_free_pages` under
+    /// `reclaim = "linux22"` outside a gang run (whose adaptive paging mechanisms are built
+    /// on the batch model), the batch model otherwise. None: not `reclaim = "linux22"`.
+    pub fn free_pages(&self) -> Option<FreePagesRule> {
+        if !self.is_linux22() {
+            return None;
+        }
+        Some(self.system.free_pages.unwrap_or(if self.gang.is_some() { FreePagesRule::Batch } else { FreePagesRule::Linux22 }))
+    }
+
+    /// `swap.swap_cache` resolved: on when `free_pages` is Linux 2.2's (only its
+    /// `shrink_mmap` frees the swap cache) and page-outs are not clustered (2.2 writes
+    /// each page alone; clustering is BSD's), unless turned off.
+    pub fn swap_cache(&self) -> bool {
+        self.free_pages() == Some(FreePagesRule::Linux22) && self.swap.swap_cache.unwrap_or(self.swap.clustering == ClusteringKind::None)
+    }
+
+    /// `swap.read_around` resolved: `auto` is Linux 2.2's swap-in read-around under
+    /// `reclaim = "linux22"` outside a gang run, BSD's under `reclaim = "freebsd8"`
+    /// (`vm_fault`), none otherwise.
+    pub fn read_around(&self) -> ReadAroundKind {
+        match self.swap.read_around {
+            ReadAroundKind::Auto if self.is_linux22() && self.gang.is_none() => ReadAroundKind::Linux,
+            // FreeBSD 8.2 vm_fault reads behind and ahead of every swap-in (VM_FAULT_READ_*)
+            ReadAroundKind::Auto if self.system.reclaim == ReclaimKind::Freebsd8 => ReadAroundKind::Bsd,
+            ReadAroundKind::Auto => ReadAroundKind::None,
+            k => k,
+        }
+    }
+
+    /// `swap.page_cluster` resolved for a node of `frames` frames: as Linux 2.2.14's
+    /// `swap_setup` (mm/swap.c) sets it at boot from the memory size: 2 (4 pages) under
+    /// 16 MiB, 3 (8 pages) under 32 MiB, else 4 (16 pages).
+    pub fn page_cluster(&self, frames: u64) -> u32 {
+        self.swap.page_cluster.unwrap_or_else(|| {
+            let bytes = frames.saturating_mul(self.system.page_size);
+            if bytes < 16 << 20 {
+                2
+            } else if bytes < 32 << 20 {
+                3
+            } else {
+                4
+            }
+        })
+    }
+
+    /// The Linux 2.2 keys: given only where they apply.
+    fn validate_linux22(&self) -> Result<()> {
+        if self.system.free_pages.is_some() && !self.is_linux22() {
+            return Err(Error::invalid("system.free_pages", "applies only with reclaim = \"linux22\""));
+        }
+        if self.system.free_pages == Some(FreePagesRule::Linux22) && self.gang.is_some() {
+            return Err(Error::invalid(
+                "system.free_pages",
+                "a gang run takes only \"batch\" (its adaptive paging mechanisms page out through the batch model)",
+            ));
+        }
+        if self.swap.swap_cache == Some(true) && self.free_pages() != Some(FreePagesRule::Linux22) {
+            return Err(Error::invalid("swap.swap_cache", "needs reclaim = \"linux22\" and system.free_pages = \"linux22\" (only its shrink_mmap frees the swap cache)"));
+        }
+        if self.swap.swap_cache == Some(true) && self.swap.clustering != ClusteringKind::None {
+            return Err(Error::invalid("swap.swap_cache", "Linux 2.2's swap cache writes each page alone: it does not combine with swap.clustering"));
+        }
+        if self.free_pages() == Some(FreePagesRule::Linux22) && self.system.dead_list.is_some() {
+            return Err(Error::invalid("system.dead_list", "with reclaim = \"linux22\" it needs system.free_pages = \"batch\""));
+        }
+        Ok(())
     }
 }

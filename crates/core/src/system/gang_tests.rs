@@ -30,6 +30,7 @@ fn gang_cfg(frames: u64, pages: i64, mechanisms: &[Mechanism], nodes: u32) -> Sy
     cfg.system.reclaim = ReclaimKind::Clock;
     cfg.system.sample_ms = 100.0;
     cfg.swap.read_around = ReadAroundKind::Linux;
+    cfg.swap.page_cluster = Some(4);
     if let DiskModel::Hdd(h) = &mut cfg.disk {
         h.stream_sequential = true;
     }

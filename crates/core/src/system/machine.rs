@@ -8,7 +8,10 @@
 
 use std::collections::VecDeque;
 
-use super::config::{ClusteringKind, ReadAroundKind, SwapConfig, SystemConfig};
+use super::config::{ClusteringKind, FreePagesRule, ReadAroundKind, SwapConfig, SwapOutRule, SystemConfig};
+use super::free_pages::{FreePages, Linux22};
+use super::swap_cache::SwapCache;
+use super::swap_out::SwapOutState;
 use super::pageout::{allocate_bsd, allocate_mclustering, compose_cluster, ClusterBuffer, Write};
 use super::disk::{Disk, IoKind};
 use super::events::{Event, EventQueue};
@@ -66,7 +69,7 @@ pub struct Machine {
     reclaimer: Reclaimer,
     /// `reclaim = "freebsd8"`: the FreeBSD 8.2 page queues and page daemon (freebsd.rs).
     pub(super) fbsd: Option<Box<super::freebsd::FreeBsdVm>>,
-    token: Token,
+    pub(super) token: Token,
     load: LoadControl,
     pub(super) disk: Disk,
     pub(super) swap: SwapSpace,
@@ -88,7 +91,7 @@ pub struct Machine {
     pub(super) minor_ns: u64,
     pub(super) major_cpu_ns: u64,
     pub(super) reclaim_batch: u32,
-    shortage_margin: u64,
+    pub(super) shortage_margin: u64,
     /// The system's samples; at most `max_samples` per series (samples.rs).
     log: SampleLog,
     pub(super) max_samples: usize,
@@ -101,7 +104,7 @@ pub struct Machine {
     /// mClustering's buffer of clusters waiting for their write.
     pub(super) buffer: ClusterBuffer<Gid>,
     /// Page whose contents each swap slot holds (NO_GID when free or pre-occupied).
-    slot_owner: Vec<Gid>,
+    pub(super) slot_owner: Vec<Gid>,
     pub(super) prefetched: u64,
     pub(super) prefetch_hits: u64,
     last_pages_read: u64,
@@ -110,6 +113,10 @@ pub struct Machine {
     pub(super) gang: Option<GangNode>,
     /// Processes that reached a barrier, not yet seen by the cluster driver.
     pub(super) arrivals: Vec<u16>,
+    /// `reclaim = "linux22"`: the Linux 2.2.14 rules in force and their state.
+    pub(super) linux22: Option<Box<Linux22>>,
+    /// The process whose fault is reclaiming now (None: kswapd or a switch).
+    reclaiming: Option<u16>,
 }
 
 /// What a [`Machine::step`] left behind.
@@ -141,6 +148,20 @@ impl Machine {
         } else {
             super::config::Watermarks::linux22(frames)
         };
+        let n = procs.len();
+        let page_cluster = cfg.page_cluster(frames);
+        let mut swap_cfg = cfg.swap.clone();
+        swap_cfg.read_around = cfg.read_around();
+        swap_cfg.page_cluster = Some(page_cluster);
+        // the swap cache frees a slot at the write fault (do_wp_page)
+        swap_cfg.free_on_write |= cfg.swap_cache();
+        let linux22 = cfg.free_pages().map(|rule| {
+            let free = (rule == FreePagesRule::Linux22).then(|| FreePages::new(n));
+            let cache = cfg.swap_cache().then(|| SwapCache::new(frames));
+            let readahead = (cache.is_some() && swap_cfg.read_around == ReadAroundKind::Linux).then_some(page_cluster);
+            Box::new(Linux22::new(SwapOutState::new(s.swap_out, n), free, cache, readahead))
+        });
+        let limits = super::token_defaults::token_limits(&cfg.token, None, &cfg.disk, s.page_size);
         Ok(Machine {
             now: 0,
             events: EventQueue::default(),
@@ -151,7 +172,7 @@ impl Machine {
                 let targets = super::freebsd::FreeBsdTargets::for_config(cfg, frames);
                 Box::new(super::freebsd::FreeBsdVm::new(s.freebsd.clone(), targets, cfg.processes.len()))
             }),
-            token: Token::new(cfg.token.clone(), procs.len()),
+            token: Token::new(cfg.token.clone(), limits, n),
             load: LoadControl::new(cfg.load_control.clone()),
             disk: Disk::new(cfg.disk.clone(), s.page_size, swap_slots),
             swap: SwapSpace::try_new(swap_slots)?,
@@ -178,7 +199,7 @@ impl Machine {
             last_disk_busy: 0,
             last_sample_ns: 0,
             space_time_buckets: s.space_time_buckets,
-            swap_cfg: cfg.swap.clone(),
+            swap_cfg,
             seed: s.seed,
             buffer: ClusterBuffer::new(cfg.swap.buffer_pages),
             slot_owner: crate::error::try_filled_vec("system.swap_slots", swap_slots, NO_GID)?,
@@ -188,7 +209,16 @@ impl Machine {
             last_pages_written: 0,
             gang: None,
             arrivals: Vec::new(),
+            linux22,
+            reclaiming: None,
         })
+    }
+
+    /// Scales the token's section 5.3 limits to the run: each process's dedicated run
+    /// time (token_defaults.rs).
+    pub fn set_dedicated(&mut self, dedicated_ns: &[u64], cfg: &SystemConfig) {
+        let limits = super::token_defaults::token_limits(&cfg.token, Some(dedicated_ns), &cfg.disk, cfg.system.page_size);
+        self.token.set_limits(limits);
     }
 
     /// Runs until every process has finished. `progress(simulated ms)` is called at
@@ -334,6 +364,7 @@ impl Machine {
                 self.make_ready(p);
             }
             Event::PageIn(p, gid) => {
+                self.async_io_done(gid);
                 let f = &mut self.pages.flags[gid as usize];
                 *f = (*f & !PAGING_IN) | RESIDENT;
                 self.procs[p as usize].rss += 1;
@@ -344,6 +375,7 @@ impl Machine {
                 }
             }
             Event::Prefetched(gid) if self.fbsd.is_some() => self.fb_prefetched(gid),
+            Event::Prefetched(gid) if self.swap_cache_on() => self.readahead_arrived22(gid),
             Event::Prefetched(gid) => self.arrived_unasked(gid, false),
             Event::WriteDone(gid) if self.fbsd.is_some() => self.fb_write_done(gid),
             Event::PageDaemon(gen, needed) => self.fb_daemon(gen, needed),
@@ -359,6 +391,7 @@ impl Machine {
             }
             Event::Switch(generation) => self.on_quantum_end(generation),
             Event::BackgroundWrite(generation) => self.background_write(generation),
+            Event::WriteDone(gid) if self.swap_cache_on() => self.write_done_cached(gid),
             Event::WriteDone(gid) => {
                 let f = self.pages.flags[gid as usize];
                 let mut nf = f & !WRITING;
@@ -375,7 +408,11 @@ impl Machine {
                     self.free_frame();
                     self.pump_page_in();
                 }
+                if self.free_pages_on() {
+                    self.write_done22(gid);
+                }
             }
+            Event::Kswapd if self.free_pages_on() => self.kswapd_event22(),
             Event::Kswapd => {
                 self.kswapd_pending = false;
                 while !self.pool.kswapd_done() {
@@ -387,6 +424,7 @@ impl Machine {
                 self.flush_buffer();
             }
             Event::Sample => self.sample(progress)?,
+            Event::KswapdTimer if self.free_pages_on() => self.kswapd_timer22(),
             Event::KswapdTimer => {
                 if self.pool.below_low() && !self.kswapd_pending {
                     self.kswapd_pending = true;
@@ -458,7 +496,7 @@ impl Machine {
         }
     }
 
-    fn free_frame(&mut self) {
+    pub(super) fn free_frame(&mut self) {
         self.pool.free += 1;
         if self.fbsd.is_some() {
             // FreeBSD's waiters wake at v_free_min (vm_page_free_wakeup), not per frame
@@ -593,6 +631,15 @@ impl Machine {
             proc.gid_of[local as usize] = gid;
             proc.by_vpage.insert(vpage, gid);
             self.reclaimer.reserve(self.pages.len());
+            if let Some(l) = self.linux22.as_mut() {
+                l.swap_out.insert(p, vpage, gid);
+                if let Some(c) = l.cache.as_mut() {
+                    c.reserve(self.pages.len());
+                }
+            }
+        }
+        if self.swap_cache_on() {
+            return Ok(self.fault22(p, gid));
         }
         if self.fbsd.is_some() {
             return self.fb_fault(p, gid);
@@ -616,10 +663,20 @@ impl Machine {
             return Ok(FaultOutcome::Continue);
         }
         self.reclaimer.before_fault(gid, vpage);
-        if !self.take_frame() {
-            self.procs[p as usize].state = RunState::BlockedFrame;
-            self.frame_waiters.push_back(p);
-            return Ok(FaultOutcome::Blocked);
+        if self.free_pages_on() {
+            // Linux 2.2's __get_free_pages, without the swap cache
+            if !self.get_free_page(p) {
+                return Ok(FaultOutcome::Blocked);
+            }
+        } else {
+            self.reclaiming = Some(p);
+            let got = self.take_frame();
+            self.reclaiming = None;
+            if !got {
+                self.procs[p as usize].state = RunState::BlockedFrame;
+                self.frame_waiters.push_back(p);
+                return Ok(FaultOutcome::Blocked);
+            }
         }
         self.reclaimer.on_fault(gid, vpage);
         if f & SWAP_VALID != 0 {
@@ -669,7 +726,7 @@ impl Machine {
         self.reclaimer.on_resident(gid);
     }
 
-    fn account_release(&mut self, released: Option<(u16, u64)>) {
+    pub(super) fn account_release(&mut self, released: Option<(u16, u64)>) {
         if let Some((h, held)) = released {
             self.procs[h as usize].counters.token_held_ns += held;
         }
@@ -701,6 +758,10 @@ impl Machine {
     /// Evicts pages until `n` have gone (a page-out cluster counts all its pages, as the
     /// BSD page daemon counts pages toward its target); returns how many went.
     pub(super) fn reclaim(&mut self, n: u32) -> u32 {
+        if self.free_pages_on() {
+            return self.reclaim22(n);
+        }
+        let swap_cnt_victims = self.linux22.as_ref().is_some_and(|l| l.swap_out.rule == SwapOutRule::SwapCnt);
         let mut done = 0;
         let mut refused = 0;
         while done < n {
@@ -709,8 +770,9 @@ impl Machine {
                 continue;
             }
             let procs = &self.procs;
-            let skip = self.token.protected(|h| procs[h as usize].swapping);
-            let Some(victim) = self.reclaimer.victim(&mut self.pages, &mut self.procs, skip) else {
+            let skip = self.token.protected(|h| procs[h as usize].swapping, |h| super::free_pages::in_fault(procs, h), self.reclaiming);
+            let victim = if swap_cnt_victims { self.swap_cnt_victim(skip) } else { self.reclaimer.victim(&mut self.pages, &mut self.procs, skip) };
+            let Some(victim) = victim else {
                 break;
             };
             if victim.from_skipped {
@@ -857,9 +919,9 @@ impl Machine {
     /// swap that qualify, as long as free frames remain above the min watermark for them.
     fn read_around_range(&mut self, gid: Gid, slot: u64) -> (u64, u64) {
         let (window, same_area) = match self.swap_cfg.read_around {
-            ReadAroundKind::None => return (slot, slot),
+            ReadAroundKind::None | ReadAroundKind::Auto => return (slot, slot),
             ReadAroundKind::Bsd => (self.swap_cfg.read_window as u64, true),
-            ReadAroundKind::Linux => (1u64 << self.swap_cfg.page_cluster, false),
+            ReadAroundKind::Linux => (1u64 << self.swap_cfg.page_cluster.unwrap_or(4), false),
         };
         let start = slot - slot % window;
         let end = (start + window).min(self.slot_owner.len() as u64);
@@ -929,7 +991,12 @@ impl Machine {
         self.account_release(released);
         self.load.forget(p);
         let gids = std::mem::take(&mut self.procs[p as usize].gid_of);
-        for &gid in &gids {
+        self.forget_process22(p);
+        let cached = self.swap_cache_on();
+        if cached {
+            self.exit_pages_cached(&gids);
+        }
+        for &gid in gids.iter().filter(|_| !cached) {
             if gid == NO_GID {
                 continue;
             }
@@ -1065,6 +1132,7 @@ impl Machine {
                 .counters()
                 .into_iter()
                 .chain(self.fbsd.as_ref().map(|f| f.counter_list()).unwrap_or_default())
+                .chain(self.linux22.as_ref().filter(|l| l.free.is_some()).map(|l| l.counter_list()).unwrap_or_default())
                 .map(|(k, v)| (k.to_string(), v))
                 .collect(),
             processes,

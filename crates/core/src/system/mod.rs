@@ -9,6 +9,13 @@ mod aggressive_pageout;
 mod background_write;
 mod dead_list_reclaim;
 pub mod config;
+mod free_pages;
+#[cfg(test)]
+mod linux22_tests;
+mod swap_cache;
+mod swap_out;
+mod swapin_readahead;
+pub mod token_defaults;
 pub mod disk;
 pub mod events;
 pub mod freebsd;
@@ -159,7 +166,9 @@ pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult
     let total_pages: u64 = dedicated.iter().map(|d| d.1).sum();
     let swap_slots = swap_slots(cfg, total_pages, total_pages / 4)?;
     let space_time = cfg.system.space_time.then(|| dedicated.iter().map(|d| d.1).collect());
-    let mut result = machine::Machine::new(cfg, cfg.system.frames, swap_slots, space_time)?.run(progress)?;
+    let mut machine = machine::Machine::new(cfg, cfg.system.frames, swap_slots, space_time)?;
+    machine.set_dedicated(&dedicated.iter().map(|d| d.0).collect::<Vec<_>>(), cfg);
+    let mut result = machine.run(progress)?;
     for (p, d) in result.processes.iter_mut().zip(&dedicated) {
         p.dedicated_ns = d.0;
     }

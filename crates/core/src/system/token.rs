@@ -3,8 +3,10 @@
 //!
 //! The token protects one process's pages from reclaim so that it can establish its
 //! working set while the others page: reclaim skips the holder's pages ([`Token::protected`]).
+//! The section 5.3 limits are scaled to the run by [`super::token_defaults`].
 
-use super::config::{TokenConfig, TokenPolicyKind};
+use super::config::{TokenConfig, TokenPolicyKind, TokenProtect};
+use super::token_defaults::TokenLimits;
 
 /// What happened to the token, for the result's event list.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +18,7 @@ pub struct TokenEvent {
 
 pub struct Token {
     cfg: TokenConfig,
+    limits: TokenLimits,
     holder: Option<u16>,
     grabbed_at: u64,
     /// Section 5.3: a process marked token-unsuitable may not take the token until then.
@@ -31,14 +34,12 @@ pub struct Token {
     pub events: Vec<TokenEvent>,
 }
 
-fn ns(seconds: f64) -> u64 {
-    (seconds * 1e9).round() as u64
-}
-
 impl Token {
-    pub fn new(cfg: TokenConfig, processes: usize) -> Self {
+    /// A token enforcing `limits` (token_defaults.rs resolves them from the configuration).
+    pub fn new(cfg: TokenConfig, limits: TokenLimits, processes: usize) -> Self {
         Token {
             cfg,
+            limits,
             holder: None,
             grabbed_at: 0,
             unsuitable_until: vec![0; processes],
@@ -60,17 +61,61 @@ impl Token {
         self.holder
     }
 
-    /// The process whose pages reclaim must skip now, if any. Paper (section 5.2): the
-    /// holder, but only while it has unresolved faults (`swapping[holder]`). Linux
-    /// 2.6.20: the holder, always.
+    /// The limits in force.
+    pub fn limits(&self) -> TokenLimits {
+        self.limits
+    }
+
+    /// Sets the limits (once the dedicated run times are known).
+    pub fn set_limits(&mut self, limits: TokenLimits) {
+        self.limits = limits;
+    }
+
+    /// The process whose pages reclaim must spare now, if any, when `reclaiming` (None:
+    /// kswapd) reclaims. Paper (section 5.2): the holder, but only while it has unresolved
+    /// faults (`swapping[holder]`), its own reclaim included. Linux 2.6.20 with
+    /// `protect = "in_fault"` (mm/rmap.c `page_referenced_one`): the holder while it is
+    /// inside a page fault (`in_fault`), unless it is the one reclaiming; with
+    /// `protect = "always"`: the holder, always.
     #[inline]
-    pub fn protected(&self, swapping: impl Fn(u16) -> bool) -> Option<u16> {
+    pub fn protected(&self, swapping: impl Fn(u16) -> bool, in_fault: impl Fn(u16) -> bool, reclaiming: Option<u16>) -> Option<u16> {
         let h = self.holder?;
         match self.cfg.policy {
             TokenPolicyKind::None => None,
             TokenPolicyKind::Paper => swapping(h).then_some(h),
-            TokenPolicyKind::Linux2620 => Some(h),
+            TokenPolicyKind::Linux2620 => match self.cfg.protect {
+                TokenProtect::Always => Some(h),
+                TokenProtect::InFault => (in_fault(h) && reclaiming != Some(h)).then_some(h),
+            },
         }
+    }
+
+    /// Linux 2.6.20 protects by pretending the holder's pages were referenced (no
+    /// exception handler takes them); the paper's token skips the holder and falls back
+    /// on it when nothing else can go.
+    pub fn pretends_referenced(&self) -> bool {
+        self.cfg.policy == TokenPolicyKind::Linux2620
+    }
+
+    /// Reclaim reached priority 0: Linux 2.6.20 takes the token away (mm/vmscan.c
+    /// `if (!priority) disable_swap_token()`, with `disable_swap_token` =
+    /// `put_swap_token(swap_token_mm)`, which leaves it free). Returns the release.
+    pub fn on_priority_zero(&mut self, now: u64) -> Option<(u16, u64)> {
+        if self.cfg.policy != TokenPolicyKind::Linux2620 || !self.cfg.disable_at_priority_zero {
+            return None;
+        }
+        self.release(now, "disable")
+    }
+
+    /// A fault on a page still in the swap cache (no disk read): the paper's program asks
+    /// for the token "before invoking do_swap_page()" (section 5.2), which handles these
+    /// faults too; Linux 2.6.20's `do_swap_page` calls `grab_swap_token` only when the
+    /// page is not in the swap cache.
+    pub fn on_swap_cache_fault(&mut self, p: u16, now: u64, short: bool, has_priority: impl Fn(u16) -> bool) -> (bool, Option<(u16, u64)>) {
+        if self.cfg.policy != TokenPolicyKind::Paper {
+            return (false, None);
+        }
+        self.on_major_fault(p, now, short, has_priority)
     }
 
     fn grab(&mut self, p: u16, now: u64, event: &'static str) -> bool {
@@ -89,7 +134,7 @@ impl Token {
     }
 
     fn mark_unsuitable(&mut self, p: u16, now: u64) {
-        self.unsuitable_until[p as usize] = now + ns(self.cfg.unsuitable_s);
+        self.unsuitable_until[p as usize] = now.saturating_add(self.limits.unsuitable_ns);
     }
 
     /// A major fault of `p`, before its page-in. `short`: memory is short (the token is
@@ -156,12 +201,12 @@ impl Token {
             return None;
         }
         let h = self.holder?;
-        if now - self.self_take_window_start > ns(self.cfg.self_take_window_s) {
+        if now - self.self_take_window_start > self.limits.window_ns {
             self.self_take_window_start = now;
             self.self_takes = 0;
         }
         self.self_takes += 1;
-        if self.self_takes > self.cfg.self_take_limit {
+        if self.self_takes > self.limits.self_take_limit {
             self.mark_unsuitable(h, now);
             return self.release(now, "abuse");
         }
@@ -175,7 +220,7 @@ impl Token {
             return None;
         }
         let h = self.holder?;
-        if now - self.grabbed_at >= ns(self.cfg.hold_limit_s) {
+        if now - self.grabbed_at >= self.limits.hold_ns {
             self.mark_unsuitable(h, now);
             return self.release(now, "timeout");
         }
@@ -200,9 +245,18 @@ impl Token {
 mod tests {
     use super::*;
 
+    fn limits(cfg: &TokenConfig) -> TokenLimits {
+        crate::system::token_defaults::token_limits(cfg, None, &Default::default(), 4096)
+    }
+
+    fn token(cfg: TokenConfig, processes: usize) -> Token {
+        let l = limits(&cfg);
+        Token::new(cfg, l, processes)
+    }
+
     fn paper() -> Token {
-        let cfg = TokenConfig { policy: TokenPolicyKind::Paper, hold_limit_s: 10.0, unsuitable_s: 5.0, self_take_limit: 3, self_take_window_s: 1.0, ..Default::default() };
-        Token::new(cfg, 3)
+        let cfg = TokenConfig { policy: TokenPolicyKind::Paper, hold_limit_s: Some(10.0), unsuitable_s: Some(5.0), self_take_limit: Some(3), self_take_window_s: 1.0, ..Default::default() };
+        token(cfg, 3)
     }
 
     #[test]
@@ -219,11 +273,47 @@ mod tests {
     fn protection_needs_swapping_status_in_the_paper_policy() {
         let mut t = paper();
         t.on_major_fault(1, 0, true, |_| false);
-        assert_eq!(t.protected(|_| true), Some(1));
-        assert_eq!(t.protected(|_| false), None);
-        let mut l = Token::new(TokenConfig { policy: TokenPolicyKind::Linux2620, ..Default::default() }, 2);
+        assert_eq!(t.protected(|_| true, |_| false, None), Some(1));
+        assert_eq!(t.protected(|_| false, |_| true, None), None);
+        // the paper's holder is skipped in its own reclaim too
+        assert_eq!(t.protected(|_| true, |_| false, Some(1)), Some(1));
+        let mut l = token(TokenConfig { policy: TokenPolicyKind::Linux2620, protect: TokenProtect::Always, ..Default::default() }, 2);
         l.on_major_fault(1, 0, true, |_| false);
-        assert_eq!(l.protected(|_| false), Some(1));
+        assert_eq!(l.protected(|_| false, |_| false, Some(1)), Some(1));
+    }
+
+    /// Linux 2.6.20 mm/rmap.c page_referenced_one: the holder's pages count as referenced
+    /// only while its mmap_sem is held (it is inside a page fault) and only for another
+    /// reclaimer (mm != current->mm).
+    #[test]
+    fn linux2620_protects_the_holder_only_inside_its_faults() {
+        let mut l = token(TokenConfig { policy: TokenPolicyKind::Linux2620, ..Default::default() }, 2);
+        l.on_major_fault(1, 0, true, |_| false);
+        assert_eq!(l.protected(|_| true, |_| false, None), None, "running: not protected");
+        assert_eq!(l.protected(|_| false, |p| p == 1, None), Some(1), "in a fault: protected from kswapd");
+        assert_eq!(l.protected(|_| false, |p| p == 1, Some(0)), Some(1), "... and from another process's reclaim");
+        assert_eq!(l.protected(|_| false, |p| p == 1, Some(1)), None, "not from its own reclaim");
+        assert!(l.pretends_referenced());
+    }
+
+    /// Linux 2.6.20 mm/vmscan.c: reclaim at priority 0 disables the token; the paper's
+    /// token and a run with disable_at_priority_zero = false keep it.
+    #[test]
+    fn priority_zero_disables_only_the_linux2620_token() {
+        let mut l = token(TokenConfig { policy: TokenPolicyKind::Linux2620, ..Default::default() }, 2);
+        l.on_major_fault(1, 0, true, |_| false);
+        assert_eq!(l.on_priority_zero(5), Some((1, 5)));
+        assert_eq!(l.holder(), None);
+        assert_eq!(l.events.last().unwrap().event, "disable");
+        // free again: the next fault takes it
+        assert!(l.on_major_fault(0, 6, true, |_| false).0);
+        let mut keep = token(TokenConfig { policy: TokenPolicyKind::Linux2620, disable_at_priority_zero: false, ..Default::default() }, 2);
+        keep.on_major_fault(1, 0, true, |_| false);
+        assert_eq!(keep.on_priority_zero(5), None);
+        let mut p = paper();
+        p.on_major_fault(1, 0, true, |_| false);
+        assert_eq!(p.on_priority_zero(5), None);
+        assert_eq!(p.holder(), Some(1));
     }
 
     #[test]
@@ -279,7 +369,7 @@ mod tests {
     /// 0), hand-over when the caller's priority exceeds the holder's.
     #[test]
     fn linux2620_priorities_and_handover() {
-        let mut t = Token::new(TokenConfig { policy: TokenPolicyKind::Linux2620, ..Default::default() }, 2);
+        let mut t = token(TokenConfig { policy: TokenPolicyKind::Linux2620, ..Default::default() }, 2);
         assert!(t.on_major_fault(0, 0, true, |_| false).0); // free token: p0 grabs, prio 2
         assert_eq!(t.priority[0], 2);
         t.on_major_fault(0, 1, true, |_| false); // the holder's own fault: +2
