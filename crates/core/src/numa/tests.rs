@@ -449,3 +449,51 @@ fn calibrate_private_work() {
     let w = calibrated("wave", &[], 1024, Migration::None);
     println!("wave: t0 {:.3} with jacobi's {p:.0}: {:.3}", time(&w, 0.0, 0.0), time(&w, p, 0.0));
 }
+
+/// The measured effects of issue 16's mechanisms at the paper's sizes, old model against
+/// new: `cargo test --release -p pagelab-core --lib numa::tests::measure_issue16 -- --ignored --nocapture`
+#[test]
+#[ignore = "prints measurements at the paper's sizes (minutes in a debug build)"]
+fn measure_issue16() {
+    let jac = |layout: &str, page: u64, m: Migration, new: bool| {
+        let params = [("n", 512.into()), ("procs", 16.into()), ("iterations", 10.into()), ("layout", layout.into())];
+        run(&if new { calibrated("jacobi-numa", &params, page, m) } else { config("jacobi-numa", &params, page, m) })
+    };
+    for new in [false, true] {
+        let (h, v) = (jac("horizontal", 1024, Migration::None, new), jac("vertical", 1024, Migration::None, new));
+        let d = jac("horizontal", 1024, Migration::Daemons, new);
+        let dv = jac("vertical", 2048, Migration::Daemons, new);
+        let v2 = jac("vertical", 2048, Migration::None, new);
+        println!(
+            "jacobi new={new}: H/V 1K {:.2}; 1K(H) 1D(B0): {} migrations, {:.2}/page, pingpongs {} on {} pages (max {}), mem wait {:.3} s; 2K(V) daemon penalty {:+.1}%",
+            h.mean_ns() / v.mean_ns(), d.migrations(), d.migrations() as f64 / d.pages as f64, d.pingpongs, d.pingpong_pages, d.max_page_pingpongs,
+            d.memory_wait_ns as f64 / 1e9, (dv.mean_ns() / v2.mean_ns() - 1.0) * 100.0
+        );
+    }
+    for layout in ["rows", "blocks"] {
+        for page in [512u64, 1024, 2048] {
+            for new in [false, true] {
+                let params = [("layout", layout.into())];
+                let mk = |m| if new { calibrated("wave", &params, page, m) } else { config("wave", &params, page, m) };
+                let (none, d) = (run(&mk(Migration::None)), run(&mk(Migration::Daemons)));
+                let share = none.remote_refs as f64 / (none.local_refs + none.remote_refs) as f64;
+                println!(
+                    "wave {layout} {page} new={new}: remote {:.1}% (none); 1D(B0) {} migrations ({:.2}/page, pingpongs {}), daemon {:+.1}% vs none",
+                    share * 100.0, d.migrations(), d.migrations() as f64 / d.pages as f64, d.pingpongs, (d.mean_ns() / none.mean_ns() - 1.0) * 100.0
+                );
+            }
+        }
+    }
+    // Table 6: do the histories differ on each placement? (n 512, 10 iterations, 1 daemon, B0)
+    for layout in ["horizontal", "vertical"] {
+        for page in [512u64, 1024, 2048] {
+            let mut line = format!("table6 {layout} {page}:");
+            for history in ["usage", "referenced", "aging:2", "aging:3", "aging:8"] {
+                let params = [("n", 512.into()), ("procs", 16.into()), ("iterations", 10.into()), ("layout", layout.into())];
+                let r = run(&with(calibrated("jacobi-numa", &params, page, Migration::Daemons), |c| c.history = history.into()));
+                line += &format!(" {history} {:.1}s/{}m", r.mean_ns() / 1e9, r.migrations());
+            }
+            println!("{line}");
+        }
+    }
+}
