@@ -48,7 +48,7 @@ def test_quick_run_writes_the_ledger_and_figures(quick_run):
     figures = summary["figures"]
     assert figures[:8] == [f"table{i}.png" for i in range(1, 9)]
     assert {"migrations-per-page.png", "lock-waits.png", "migrations-per-page-history.png",
-            "lock-waits-history.png", "ours-vs-paper.png"} <= set(figures)
+            "lock-waits-history.png", "ours-vs-paper.png", "pingpongs-per-page.png"} <= set(figures)
     for fig in figures:
         assert (out / fig).stat().st_size > 10_000, fig
         assert (out / fig).with_suffix(".svg").is_file(), fig
@@ -81,10 +81,11 @@ def test_points_are_the_first_versions_runs():
     assert len(pts) == 126 and all(p.mode == "numa" for p in pts.values())
     assert pts["table1 | 2D(B0) | 2K(10)"].config == {"numa": {
         "preset": "software", "history": "usage", "remote_factor": 5.0, "examine_ns": 35000.0,
-        "copy_ns_per_byte": 2625.0, "pte_update_ns": 35000.0, "migration": "daemons", "daemons": 2, "block_us": 0,
+        "copy_ns_per_byte": 2625.0, "pte_update_ns": 35000.0, "memory_contention": True, "memory_ns": 1000.0,
+        "migration": "daemons", "daemons": 2, "block_us": 0,
         "page_size": 2048, "workload": {"name": "vecmat", "params": {"n": 512, "procs": 16, "repeat": 10}}}}
     cfg = pts["table6 | Aging=8 | 1K"].config["numa"]
-    assert cfg["history"] == "aging:8" and cfg["workload"]["params"]["layout"] == "horizontal"
+    assert cfg["history"] == "aging:8" and cfg["workload"]["params"]["layout"] == "vertical"
     quick = {p.key: p for p in N.points(load_spec(FILE, quick=True))}
     assert quick["table7 | 1D(B50) | 512"].config["numa"]["workload"]["params"] == {"n": 40, "procs": 16, "steps": 20}
     assert quick["table1 | Foresight | 1K(20)"].config["numa"]["workload"]["params"] == \
