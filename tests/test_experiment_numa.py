@@ -113,7 +113,7 @@ def test_file_mistakes_are_one_line(change, says):
 def test_sensitivity_variants_change_only_their_key():
     spec = load_spec(FILE)
     variants = spec_variants(spec)
-    assert len(variants) == 8
+    assert len(variants) == 10
     base = {p.key: p.config for p in N.points(spec)}
     for v in variants:
         changed = {k for k, cfg in ((p.key, p.config) for p in N.points(v)) if cfg != base[k]}
