@@ -3,7 +3,8 @@ numa-page-migration.txt section 5, Tables 1-8): a --quick run end to end through
 runner, the runs it makes (the first version's), and the analysis' non-obvious pieces
 on small synthetic grids.
 
-The quick run is the first version's quick run (each table's quick_params), 120
+The quick run (each table's quick_params) is run twice: as shipped, and on the first
+version's machine (issue 16's private work and memory modules off), 120
 distinct runs in this process (workers=0): about 5 s on a 2-core machine."""
 
 import json
@@ -57,9 +58,29 @@ def test_quick_run_writes_the_ledger_and_figures(quick_run):
     assert (table["mean_s"] > 0).all()
 
 
-def test_quick_run_is_the_first_versions(quick_run):
-    """The numbers of pagelab's first NUMA experiment (reproduce_numa.py, --quick)."""
-    run, _ = quick_run
+@pytest.fixture(scope="module")
+def first_version_run(tmp_path_factory):
+    """The quick run on the first version's machine: no private work, no memory
+    contention (issue 16's mechanisms switched off in [base]), Table 6 on horizontal
+    pages. The wave keeps its new block layout (the pinned numbers are not the wave's)."""
+    d = tmp_path_factory.mktemp("numa-first")
+    text = FILE.read_text()
+    assert "memory_contention = true\n" in text
+    text = text.replace("memory_contention = true\n",
+                        "memory_contention = false\nprivate_ns = 0.0\nrepeat_private_ns = 0.0\n", 1)
+    # Table 6 was on horizontal pages in the first version
+    text = text.replace('iterations = 10, layout = "vertical" }\nquick_params = { n = 128, procs = 16, iterations = 2 }\n# the paper',
+                        'iterations = 10, layout = "horizontal" }\nquick_params = { n = 128, procs = 16, iterations = 2 }\n# the paper', 1)
+    (d / "numa.toml").write_text(text)
+    run = reproduce([str(d / "numa.toml")], out=str(d / "out"), quick=True, workers=0)[0]
+    return run
+
+
+def test_quick_run_is_the_first_versions_with_issue_16_off(first_version_run):
+    """The numbers of pagelab's first NUMA experiment (reproduce_numa.py, --quick): with
+    private_ns = repeat_private_ns = 0 and memory_contention = false nothing changed."""
+    run = first_version_run
+    assert run.error is None
     df = run.analysis.tables["table"].set_index(["table", "row", "column"])
     assert df.loc[("table1", "No migration", "2K(10)"), "mean_s"] == pytest.approx(0.901120, abs=1e-6)
     assert df.loc[("table1", "Foresight", "2K(10)"), "mean_s"] == pytest.approx(0.678668, abs=1e-6)
@@ -71,6 +92,22 @@ def test_quick_run_is_the_first_versions(quick_run):
     assert list(m["t6_vs_usage"]) == ["Referenced", "Aging=2", "Aging=3", "Aging=8"]
     # the paper's order of the Table 5 cells its claim compares position by position
     assert list(m["t5_daemon_vs_none"]) == ["1D(B0)", "1D(B50)", "1D(B10000)", "2D(B0)"]
+
+
+def test_calibrated_quick_run_shrinks_the_horizontal_penalty(quick_run, first_version_run):
+    """Issue 16: with each workload's calibrated private work (and the memory modules)
+    the horizontal pages' penalty falls (paper 2.4; first version 4.5 at the quick size),
+    and every run takes longer than the first version's."""
+    run, _ = quick_run
+    new = run.analysis.measures["t5_horizontal_vs_vertical"]["1K"]
+    old = first_version_run.analysis.measures["t5_horizontal_vs_vertical"]["1K"]
+    assert 1.0 < new < old
+    a = run.analysis.tables["table"].set_index(["table", "row", "column"])["mean_s"]
+    b = first_version_run.analysis.tables["table"].set_index(["table", "row", "column"])["mean_s"]
+    # Table 6's placement changed (horizontal -> vertical): not the same runs
+    common = [k for k in a.index.intersection(b.index) if k[0] != "table6"]
+    shorter = [k for k in common if not a[k] > b[k]]
+    assert len(common) > 100 and not shorter, shorter
 
 
 # ---------------------------------------------------------------- the file and the points
