@@ -3,7 +3,8 @@ numa-page-migration.txt section 5, Tables 1-8): a --quick run end to end through
 runner, the runs it makes (the first version's), and the analysis' non-obvious pieces
 on small synthetic grids.
 
-The quick run is the first version's quick run (each table's quick_params), 120
+The quick run (each table's quick_params) is run twice: as shipped, and on the first
+version's machine (issue 16's private work and memory modules off), 120
 distinct runs in this process (workers=0): about 5 s on a 2-core machine."""
 
 import json
@@ -48,7 +49,7 @@ def test_quick_run_writes_the_ledger_and_figures(quick_run):
     figures = summary["figures"]
     assert figures[:8] == [f"table{i}.png" for i in range(1, 9)]
     assert {"migrations-per-page.png", "lock-waits.png", "migrations-per-page-history.png",
-            "lock-waits-history.png", "ours-vs-paper.png"} <= set(figures)
+            "lock-waits-history.png", "ours-vs-paper.png", "pingpongs-per-page.png"} <= set(figures)
     for fig in figures:
         assert (out / fig).stat().st_size > 10_000, fig
         assert (out / fig).with_suffix(".svg").is_file(), fig
@@ -57,9 +58,29 @@ def test_quick_run_writes_the_ledger_and_figures(quick_run):
     assert (table["mean_s"] > 0).all()
 
 
-def test_quick_run_is_the_first_versions(quick_run):
-    """The numbers of pagelab's first NUMA experiment (reproduce_numa.py, --quick)."""
-    run, _ = quick_run
+@pytest.fixture(scope="module")
+def first_version_run(tmp_path_factory):
+    """The quick run on the first version's machine: no private work, no memory
+    contention (issue 16's mechanisms switched off in [base]), Table 6 on horizontal
+    pages. The wave keeps its new block layout (the pinned numbers are not the wave's)."""
+    d = tmp_path_factory.mktemp("numa-first")
+    text = FILE.read_text()
+    assert "memory_contention = true\n" in text
+    text = text.replace("memory_contention = true\n",
+                        "memory_contention = false\nprivate_ns = 0.0\nrepeat_private_ns = 0.0\n", 1)
+    # Table 6 was on horizontal pages in the first version
+    text = text.replace('iterations = 10, layout = "vertical" }\nquick_params = { n = 128, procs = 16, iterations = 2 }\n# the paper',
+                        'iterations = 10, layout = "horizontal" }\nquick_params = { n = 128, procs = 16, iterations = 2 }\n# the paper', 1)
+    (d / "numa.toml").write_text(text)
+    run = reproduce([str(d / "numa.toml")], out=str(d / "out"), quick=True, workers=0)[0]
+    return run
+
+
+def test_quick_run_is_the_first_versions_with_issue_16_off(first_version_run):
+    """The numbers of pagelab's first NUMA experiment (reproduce_numa.py, --quick): with
+    private_ns = repeat_private_ns = 0 and memory_contention = false nothing changed."""
+    run = first_version_run
+    assert run.error is None
     df = run.analysis.tables["table"].set_index(["table", "row", "column"])
     assert df.loc[("table1", "No migration", "2K(10)"), "mean_s"] == pytest.approx(0.901120, abs=1e-6)
     assert df.loc[("table1", "Foresight", "2K(10)"), "mean_s"] == pytest.approx(0.678668, abs=1e-6)
@@ -73,6 +94,22 @@ def test_quick_run_is_the_first_versions(quick_run):
     assert list(m["t5_daemon_vs_none"]) == ["1D(B0)", "1D(B50)", "1D(B10000)", "2D(B0)"]
 
 
+def test_calibrated_quick_run_shrinks_the_horizontal_penalty(quick_run, first_version_run):
+    """Issue 16: with each workload's calibrated private work (and the memory modules)
+    the horizontal pages' penalty falls (paper 2.4; first version 4.5 at the quick size),
+    and every run takes longer than the first version's."""
+    run, _ = quick_run
+    new = run.analysis.measures["t5_horizontal_vs_vertical"]["1K"]
+    old = first_version_run.analysis.measures["t5_horizontal_vs_vertical"]["1K"]
+    assert 1.0 < new < old
+    a = run.analysis.tables["table"].set_index(["table", "row", "column"])["mean_s"]
+    b = first_version_run.analysis.tables["table"].set_index(["table", "row", "column"])["mean_s"]
+    # Table 6's placement changed (horizontal -> vertical): not the same runs
+    common = [k for k in a.index.intersection(b.index) if k[0] != "table6"]
+    shorter = [k for k in common if not a[k] > b[k]]
+    assert len(common) > 100 and not shorter, shorter
+
+
 # ---------------------------------------------------------------- the file and the points
 
 def test_points_are_the_first_versions_runs():
@@ -81,10 +118,11 @@ def test_points_are_the_first_versions_runs():
     assert len(pts) == 126 and all(p.mode == "numa" for p in pts.values())
     assert pts["table1 | 2D(B0) | 2K(10)"].config == {"numa": {
         "preset": "software", "history": "usage", "remote_factor": 5.0, "examine_ns": 35000.0,
-        "copy_ns_per_byte": 2625.0, "pte_update_ns": 35000.0, "migration": "daemons", "daemons": 2, "block_us": 0,
+        "copy_ns_per_byte": 2625.0, "pte_update_ns": 35000.0, "memory_contention": True, "memory_ns": 1000.0,
+        "migration": "daemons", "daemons": 2, "block_us": 0,
         "page_size": 2048, "workload": {"name": "vecmat", "params": {"n": 512, "procs": 16, "repeat": 10}}}}
     cfg = pts["table6 | Aging=8 | 1K"].config["numa"]
-    assert cfg["history"] == "aging:8" and cfg["workload"]["params"]["layout"] == "horizontal"
+    assert cfg["history"] == "aging:8" and cfg["workload"]["params"]["layout"] == "vertical"
     quick = {p.key: p for p in N.points(load_spec(FILE, quick=True))}
     assert quick["table7 | 1D(B50) | 512"].config["numa"]["workload"]["params"] == {"n": 40, "procs": 16, "steps": 20}
     assert quick["table1 | Foresight | 1K(20)"].config["numa"]["workload"]["params"] == \
@@ -112,7 +150,7 @@ def test_file_mistakes_are_one_line(change, says):
 def test_sensitivity_variants_change_only_their_key():
     spec = load_spec(FILE)
     variants = spec_variants(spec)
-    assert len(variants) == 8
+    assert len(variants) == 10
     base = {p.key: p.config for p in N.points(spec)}
     for v in variants:
         changed = {k for k, cfg in ((p.key, p.config) for p in N.points(v)) if cfg != base[k]}

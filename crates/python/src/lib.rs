@@ -510,6 +510,10 @@ fn run_numa(py: Python<'_>, config_json: &str, progress: Option<PyObject>) -> Py
     d.set_item("lock_wait_ns", r.lock_wait_ns)?;
     d.set_item("migrations", r.migrations())?;
     d.set_item("foresight_migrations", r.foresight_migrations)?;
+    d.set_item("pingpongs", r.pingpongs)?;
+    d.set_item("pingpong_pages", r.pingpong_pages)?;
+    d.set_item("max_page_pingpongs", r.max_page_pingpongs)?;
+    d.set_item("memory_wait_ns", r.memory_wait_ns)?;
     let daemons = PyList::empty(py);
     for s in &r.daemons {
         let dd = PyDict::new(py);
@@ -517,6 +521,7 @@ fn run_numa(py: Python<'_>, config_json: &str, progress: Option<PyObject>) -> Py
         dd.set_item("examined", s.examined)?;
         dd.set_item("migrations", s.migrations)?;
         dd.set_item("lock_wait_ns", s.lock_wait_ns)?;
+        dd.set_item("memory_wait_ns", s.memory_wait_ns)?;
         daemons.append(dd)?;
     }
     d.set_item("daemons", daemons)?;

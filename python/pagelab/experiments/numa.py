@@ -286,6 +286,12 @@ def cell_record(raw: dict) -> dict:
         "daemon_passes": sum(passes),
         "examination_rate_per_s": (sum(passes) / len(passes) / run_s) if passes and run_s > 0 else 0.0,
         "daemon_lock_wait_s": sum(d["lock_wait_ns"] for d in daemons) / 1e9,
+        # issue 16: pages sent back where they came from, and the memory modules' queues
+        "pingpongs": raw.get("pingpongs", 0),
+        "pingpongs_per_page": raw.get("pingpongs", 0) / raw["pages"] if raw["pages"] else 0.0,
+        "pingpong_pages": raw.get("pingpong_pages", 0),
+        "max_page_pingpongs": raw.get("max_page_pingpongs", 0),
+        "memory_wait_share": raw.get("memory_wait_ns", 0) / busy if busy else 0.0,
     }
 
 
@@ -565,7 +571,8 @@ def cell_rows(gs: Dict[str, Grid]) -> List[dict]:
                     "history": g.history(r),
                     **{k: cell[k] for k in ("mean_s", "max_s", "migrations", "pages", "migrations_per_page",
                                             "remote_share", "lock_wait_s", "lock_wait_share", "daemon_passes",
-                                            "examination_rate_per_s", "daemon_lock_wait_s")},
+                                            "examination_rate_per_s", "daemon_lock_wait_s", "pingpongs",
+                                            "pingpongs_per_page", "max_page_pingpongs", "memory_wait_share")},
                     "vs_baseline": g.ratio(r, base, c) if base is not None else None,
                     "baseline": base,
                     "paper_s": paper[j] if paper is not None else None,
@@ -679,6 +686,9 @@ def figures(spec: Spec, analysis: Analysis, results: Results, out: Path) -> List
         for fig, value, ylabel, title, percent, log in (
                 (f"migrations-per-page{which}.png", "migrations_per_page", "migrations per page (log scale)",
                  f"Migrations per page of every daemon run ({kind} tables)", False, True),
+                (f"pingpongs-per-page{which}.png", "pingpongs_per_page",
+                 "ping-pongs per page (migrations back to the node just left)",
+                 f"Ping-pongs per page of every daemon run ({kind} tables)", False, False),
                 (f"lock-waits{which}.png", "lock_wait_share", "processors' lock wait (% of their time)",
                  f"Processors' lock waits of every daemon run ({kind} tables)", True, False)):
             plot_grouped_bars(part, out / fig, value=value, ylabel=ylabel, title=title, group="cell",

@@ -103,6 +103,28 @@ pub struct NumaConfig {
     pub copy_ns_per_byte: f64,
     /// Time to update one copy of a page-table entry when its page moves.
     pub pte_update_ns: f64,
+    /// Private work after each shared operation's first reference, in ns (section 4:
+    /// "each process's address space has mapped in that process's code and private
+    /// data ... in its local memory"; section 6: "only shared data references use the
+    /// page tables"). The computation and the private references between two shared
+    /// references (the vector element, the indices, the arithmetic) take processor time
+    /// but no entry lock, no reference history and no shared page. Absent: the
+    /// workload's own value, calibrated from the paper's no-migration row
+    /// (docs/numa.md, "Private work"); 0: shared references alone take time (the first
+    /// version).
+    pub private_ns: Option<f64>,
+    /// Private work after each repeat reference of an operation, in ns (section 4.2's
+    /// repeat references: each repeat is a full shared reference through the start and
+    /// end macros, plus this much loop work; the entry's own computation is
+    /// `private_ns`, once). Absent: the workload's calibrated value; 0: none.
+    pub repeat_private_ns: Option<f64>,
+    /// The nodes' memory modules as servers (sections 1.1 and 5.3: memory and switch
+    /// contention): every shared access, examination, page copy and entry update
+    /// occupies the module of the node it reaches, first come first served (on by
+    /// default). false: modules are never busy (the first version).
+    pub memory_contention: bool,
+    /// A module's service time per word, in ns (with `memory_contention`).
+    pub memory_ns: f64,
     /// Seed of the workload's random choices.
     pub seed: u64,
     /// The workload: `{"name": ..., "params": {...}}`.
@@ -134,6 +156,12 @@ impl Default for NumaConfig {
             examine_ns: 35_000.0,
             copy_ns_per_byte: 2_625.0,
             pte_update_ns: 35_000.0,
+            private_ns: None,
+            repeat_private_ns: None,
+            memory_contention: true,
+            // at most section 4.1's local assignment (1.75 us), of which the memory
+            // cycle is a part: a word's service by the module and its switch port
+            memory_ns: 1_000.0,
             seed: 0,
             workload: WorkloadConfig::default(),
         }
@@ -141,8 +169,19 @@ impl Default for NumaConfig {
 }
 
 impl NumaConfig {
+    /// Parses the JSON form; a bad value's error names its key (`numa.KEY`).
     pub fn from_json(text: &str) -> Result<NumaConfig> {
-        let cfg: NumaConfig = serde_json::from_str(text).map_err(|e| Error::invalid("numa", e.to_string()))?;
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let cfg: NumaConfig = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner().to_string();
+            // serde_json appends " at line L column C" of the JSON, meaningless to a TOML user
+            let inner = match inner.rfind(" at line ") {
+                Some(i) => inner[..i].to_string(),
+                None => inner,
+            };
+            Error::invalid(if path == "." { "numa".to_string() } else { format!("numa.{path}") }, inner)
+        })?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -157,6 +196,9 @@ impl NumaConfig {
             ("numa.examine_ns", self.examine_ns),
             ("numa.copy_ns_per_byte", self.copy_ns_per_byte),
             ("numa.pte_update_ns", self.pte_update_ns),
+            ("numa.private_ns", self.private_ns.unwrap_or(0.0)),
+            ("numa.repeat_private_ns", self.repeat_private_ns.unwrap_or(0.0)),
+            ("numa.memory_ns", self.memory_ns),
         ] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(Error::invalid(key, format!("expected a number >= 0, got {v}")));
@@ -176,11 +218,14 @@ impl NumaConfig {
             ("numa.examine_ns", self.examine_ns),
             ("numa.copy_ns_per_byte", self.copy_ns_per_byte * self.page_size as f64),
             ("numa.pte_update_ns", self.pte_update_ns * u16::MAX as f64),
+            ("numa.private_ns", self.private_ns.unwrap_or(0.0)),
+            ("numa.repeat_private_ns", self.repeat_private_ns.unwrap_or(0.0)),
+            ("numa.memory_ns", self.memory_ns * (self.page_size as f64 / 4.0).max(4.0)),
         ] {
             if ns > day {
                 return Err(Error::invalid(
                     key,
-                    format!("expected costs of at most one simulated day ({} ns) per access, daemon pass, examination or migration (of a page, with up to 65535 nodes), got {} ns", show(day), show(ns)),
+                    format!("expected costs of at most one simulated day ({} ns) per access, private work, daemon pass, examination, migration (of a page, with up to 65535 nodes) or page at a memory module, got {} ns", show(day), show(ns)),
                 ));
             }
         }

@@ -8,8 +8,11 @@
 //!
 //! Each copy examined and each page migrated is one step, so the machine interleaves
 //! the daemon with the processors in simulated time and lock contention shows up in
-//! both.
+//! both. With the memory modules as servers ([`Memory`]) an examination also asks the
+//! entry copy's module for its words (and waits for it), and a migration's copy and
+//! entry updates occupy the modules they reach.
 
+use super::memory::{Memory, MigrationCost, ENTRY_WORDS};
 use super::pages::Pages;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +30,8 @@ pub struct DaemonStats {
     pub migrations: u64,
     /// Time spent waiting for entry locks held by processors (or the other daemons).
     pub lock_wait_ns: u64,
+    /// Time spent waiting for memory modules (with `memory_contention`).
+    pub memory_wait_ns: u64,
 }
 
 pub struct Daemon {
@@ -37,7 +42,7 @@ pub struct Daemon {
     phase: Phase,
     block_ns: u64,
     examine_ns: u64,
-    migrate_ns: u64,
+    migrate: MigrationCost,
     /// The page being examined: its node's value, the best other value and node.
     own: u32,
     best: (u32, usize),
@@ -46,8 +51,8 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    /// `migrate_ns`: copying a page and updating all its entry copies.
-    pub fn new(first: usize, end: usize, block_ns: u64, examine_ns: u64, migrate_ns: u64) -> Daemon {
+    /// `migrate`: copying a page and updating all its entry copies.
+    pub fn new(first: usize, end: usize, block_ns: u64, examine_ns: u64, migrate: MigrationCost) -> Daemon {
         Daemon {
             first,
             end,
@@ -55,7 +60,7 @@ impl Daemon {
             phase: Phase::Blocked,
             block_ns,
             examine_ns,
-            migrate_ns,
+            migrate,
             own: 0,
             best: (0, 0),
             chosen: Vec::new(),
@@ -63,8 +68,8 @@ impl Daemon {
         }
     }
 
-    /// One step at `self.time`.
-    pub fn step(&mut self, pages: &mut Pages) {
+    /// One step at `self.time`; `memory`: the modules, when they are servers.
+    pub fn step(&mut self, pages: &mut Pages, memory: Option<&mut Memory>) {
         match self.phase {
             Phase::Blocked => {
                 self.time = self.time.saturating_add(self.block_ns);
@@ -76,7 +81,10 @@ impl Daemon {
                 }
             }
             Phase::Examine { page, node } => {
-                let (start, end) = pages.lock_one(page, node, self.time, self.examine_ns);
+                // the entry copy lives in `node`'s memory
+                let queued = memory.map_or(0, |m| m.request(node, self.time, ENTRY_WORDS));
+                self.stats.memory_wait_ns += queued;
+                let (start, end) = pages.lock_one(page, node, self.time, self.examine_ns + queued);
                 self.stats.lock_wait_ns += start - self.time;
                 self.stats.examined += 1;
                 self.time = end;
@@ -109,9 +117,13 @@ impl Daemon {
                 let (page, dest) = self.chosen[next];
                 let before = self.time;
                 let wait_from = pages.locked_until[page * pages.nodes..(page + 1) * pages.nodes].iter().copied().fold(before, u64::max);
-                self.time = pages.lock_all(page, before, self.migrate_ns);
+                let hold = self.migrate.hold_ns.max(1);
+                self.time = pages.lock_all(page, before, hold);
                 self.stats.lock_wait_ns += wait_from - before;
-                pages.node_of[page] = dest;
+                if let Some(m) = memory {
+                    m.migration(pages.node_of[page] as usize, dest as usize, self.time - hold, &self.migrate);
+                }
+                pages.migrate(page, dest);
                 self.stats.migrations += 1;
                 if next + 1 < self.chosen.len() {
                     self.phase = Phase::Migrate { next: next + 1 };
@@ -130,10 +142,14 @@ mod tests {
     use crate::numa::config::History;
 
     fn run_pass(d: &mut Daemon, pages: &mut Pages) {
-        d.step(pages); // block
+        d.step(pages, None); // block
         while d.phase != Phase::Blocked {
-            d.step(pages);
+            d.step(pages, None);
         }
+    }
+
+    fn cost(hold_ns: u64) -> MigrationCost {
+        MigrationCost { copy_ns: hold_ns, pte_ns: 0, words: 1, hold_ns }
     }
 
     #[test]
@@ -147,10 +163,10 @@ mod tests {
         pages.touch(0, 1);
         pages.touch(1, 0);
         pages.touch(1, 1);
-        let mut d = Daemon::new(0, 3, 50, 10, 1000);
+        let mut d = Daemon::new(0, 3, 50, 10, cost(1000));
         run_pass(&mut d, &mut pages);
         assert_eq!(pages.node_of, vec![2, 0, 0]);
-        assert_eq!(d.stats, DaemonStats { passes: 1, examined: 9, migrations: 1, lock_wait_ns: 0 });
+        assert_eq!(d.stats, DaemonStats { passes: 1, examined: 9, migrations: 1, lock_wait_ns: 0, memory_wait_ns: 0 });
         // blocked 50, 9 examinations of 10, one migration of 1000
         assert_eq!(d.time, 50 + 90 + 1000);
         // history was cleared: the next pass moves nothing
@@ -162,7 +178,7 @@ mod tests {
     fn examining_waits_for_a_held_entry() {
         let mut pages = Pages::new(2, 64, vec![0], History::Referenced);
         pages.lock_one(0, 1, 0, 500);
-        let mut d = Daemon::new(0, 1, 0, 10, 100);
+        let mut d = Daemon::new(0, 1, 0, 10, cost(100));
         run_pass(&mut d, &mut pages);
         // copy 0 at 0..10, copy 1 waits for the holder until 500
         assert_eq!(d.stats.lock_wait_ns, 490);

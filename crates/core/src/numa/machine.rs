@@ -8,11 +8,20 @@
 //! step of the actor furthest behind in simulated time runs next (processors before
 //! daemons at equal times), so every lock is granted in the order it was asked for and
 //! a run is deterministic. Barriers release every waiting processor when the last one
-//! arrives. Not modelled: memory and network contention besides the entry locks, and
-//! private data and code (local, outside the page tables, as in section 4).
+//! arrives.
+//!
+//! After each shared operation's first reference the processor does `private_ns` of
+//! private work, after each repeat reference `repeat_private_ns` (section 4: code and
+//! private data are local and outside the page tables: processor time, no lock, no
+//! history). With `memory_contention` every access, examination, page copy and entry
+//! update also occupies the memory module of the node it reaches ([`Memory`]); a
+//! reference asks for its word when it is issued, and holds its entry lock while it
+//! waits. Not modelled: the switch's own contention apart from the target's port (folded
+//! into the module's service time).
 
 use super::config::{History, Migration, NumaConfig};
 use super::daemon::{Daemon, DaemonStats};
+use super::memory::{Memory, MigrationCost};
 use super::pages::Pages;
 use super::stream::{Op, ProcStream};
 use super::workloads;
@@ -33,6 +42,15 @@ pub struct NumaResult {
     /// Migrations made by Foresight (the daemons' are in `daemons`).
     pub foresight_migrations: u64,
     pub daemons: Vec<DaemonStats>,
+    /// Migrations back to the node the page left at its previous migration (Foresight's
+    /// and the daemons'), over every page.
+    pub pingpongs: u64,
+    /// Pages with at least one ping-pong.
+    pub pingpong_pages: u64,
+    /// The most ping-pongs of one page.
+    pub max_page_pingpongs: u64,
+    /// Processor time spent waiting for memory modules (with `memory_contention`).
+    pub memory_wait_ns: u64,
 }
 
 impl NumaResult {
@@ -53,7 +71,8 @@ impl NumaResult {
 struct Proc {
     stream: ProcStream,
     time: u64,
-    /// The reference being made: address and references left.
+    /// The operation being made: address and references left (the first is made when
+    /// the operation is taken from the stream).
     current: Option<(u64, u32)>,
     at_barrier: bool,
     done: bool,
@@ -88,14 +107,17 @@ pub fn run_numa(cfg: &NumaConfig, progress: Progress) -> Result<NumaResult> {
     let mut pages = Pages::new(nodes, ps, node_of, history);
     let local = cfg.local_ns().round() as u64;
     let remote = (cfg.local_ns() * cfg.remote_factor).round() as u64;
-    let migrate_ns = (cfg.copy_ns_per_byte * ps as f64 + cfg.pte_update_ns * nodes as f64).round() as u64;
+    let private = cfg.private_ns.unwrap_or(w.private.first_ns).round() as u64;
+    let repeat_private = cfg.repeat_private_ns.unwrap_or(w.private.repeat_ns).round() as u64;
+    let migrate = MigrationCost::new(cfg.copy_ns_per_byte, cfg.pte_update_ns, ps, nodes);
+    let mut memory = cfg.memory_contention.then(|| Memory::new(nodes, cfg.memory_ns.round() as u64));
     let mut daemons: Vec<Daemon> = Vec::new();
     if cfg.migration == Migration::Daemons {
         let d = cfg.daemons as usize;
         for i in 0..d {
             let (first, end) = (npages * i / d, npages * (i + 1) / d);
             // at least 1 ns a step, so that a daemon always moves forward in time
-            daemons.push(Daemon::new(first, end, (cfg.block_us * 1000.0).round() as u64, (cfg.examine_ns.round() as u64).max(1), migrate_ns.max(1)));
+            daemons.push(Daemon::new(first, end, (cfg.block_us * 1000.0).round() as u64, (cfg.examine_ns.round() as u64).max(1), migrate));
         }
     }
     let foresight = cfg.migration == Migration::Foresight;
@@ -103,6 +125,7 @@ pub fn run_numa(cfg: &NumaConfig, progress: Progress) -> Result<NumaResult> {
         w.streams.into_iter().map(|stream| Proc { stream, time: 0, current: None, at_barrier: false, done: false }).collect();
     let mut end_ns = vec![0u64; nodes];
     let (mut local_refs, mut remote_refs, mut lock_wait, mut foresight_migrations) = (0u64, 0u64, 0u64, 0u64);
+    let mut memory_wait = 0u64;
     let (mut live, mut waiting) = (nodes, 0usize);
     let mut next_report = 1u64 << 20;
     while live > 0 {
@@ -123,15 +146,15 @@ pub fn run_numa(cfg: &NumaConfig, progress: Progress) -> Result<NumaResult> {
             }
         }
         if daemon != usize::MAX {
-            daemons[daemon].step(&mut pages);
+            daemons[daemon].step(&mut pages, memory.as_mut());
             continue;
         }
         if who == usize::MAX {
             return Err(Error::invalid("numa.workload", "every processor waits at a barrier that others never reach"));
         }
         let p = &mut procs[who];
-        let (addr, left) = match p.current {
-            Some(c) => c,
+        let (addr, left, first) = match p.current {
+            Some((addr, left)) => (addr, left, false),
             None => match p.stream.next() {
                 None => {
                     p.done = true;
@@ -151,7 +174,7 @@ pub fn run_numa(cfg: &NumaConfig, progress: Progress) -> Result<NumaResult> {
                     continue;
                 }
                 Some(Op::Ref { count: 0, .. }) => continue,
-                Some(Op::Ref { addr, count }) => (addr, count),
+                Some(Op::Ref { addr, count }) => (addr, count, true),
             },
         };
         let page = (addr / ps) as usize;
@@ -159,19 +182,28 @@ pub fn run_numa(cfg: &NumaConfig, progress: Progress) -> Result<NumaResult> {
             return Err(Error::invalid("numa.workload", format!("processor {who} referenced byte {addr}, beyond the {} bytes of the address space", npages as u64 * ps)));
         }
         if foresight && pages.node_of[page] as usize != who {
-            p.time = pages.lock_all(page, p.time, migrate_ns);
+            p.time = pages.lock_all(page, p.time, migrate.hold_ns);
             if p.time > MAX_SIM_NS {
                 return Err(clock_overflow(who));
             }
-            pages.node_of[page] = who as u16;
+            if let Some(m) = memory.as_mut() {
+                m.migration(pages.node_of[page] as usize, who, p.time - migrate.hold_ns, &migrate);
+            }
+            pages.migrate(page, who as u16);
             foresight_migrations += 1;
         }
-        let is_local = pages.node_of[page] as usize == who;
-        let (start, end) = pages.lock_one(page, who, p.time, if is_local { local } else { remote });
+        let home = pages.node_of[page] as usize;
+        let is_local = home == who;
+        let queued = match memory.as_mut() {
+            Some(m) => m.request(home, p.time, 1),
+            None => 0,
+        };
+        memory_wait += queued;
+        let (start, end) = pages.lock_one(page, who, p.time, if is_local { local } else { remote } + queued);
         lock_wait += start - p.time;
         pages.touch(page, who);
-        p.time = end;
-        if end > MAX_SIM_NS {
+        p.time = end.saturating_add(if first { private } else { repeat_private });
+        if p.time > MAX_SIM_NS {
             return Err(clock_overflow(who));
         }
         if is_local {
@@ -197,6 +229,10 @@ pub fn run_numa(cfg: &NumaConfig, progress: Progress) -> Result<NumaResult> {
         lock_wait_ns: lock_wait,
         foresight_migrations,
         daemons: daemons.into_iter().map(|d| d.stats).collect(),
+        pingpongs: pages.pingpongs.iter().map(|&n| n as u64).sum(),
+        pingpong_pages: pages.pingpongs.iter().filter(|&&n| n > 0).count() as u64,
+        max_page_pingpongs: pages.pingpongs.iter().copied().max().unwrap_or(0) as u64,
+        memory_wait_ns: memory_wait,
     })
 }
 

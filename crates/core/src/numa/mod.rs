@@ -6,6 +6,7 @@
 pub mod config;
 pub mod daemon;
 pub mod machine;
+pub mod memory;
 pub mod pages;
 pub mod stream;
 pub mod workloads;

@@ -17,12 +17,44 @@ pub struct Pages {
     /// Aging's software copy, updated at each examination.
     pub age: Vec<u8>,
     pub history: History,
+    /// The node each page left at its last migration (`NO_NODE` before its first).
+    pub left_from: Vec<u16>,
+    /// Per page: migrations back to the node it left at its previous migration (a page
+    /// moving A -> B -> A: section 5.3's "thrashing (excessive transfers between two
+    /// local memories)").
+    pub pingpongs: Vec<u32>,
 }
+
+/// No node: a page that never migrated.
+pub const NO_NODE: u16 = u16::MAX;
 
 impl Pages {
     pub fn new(nodes: usize, page_size: u64, node_of: Vec<u16>, history: History) -> Pages {
         let n = node_of.len() * nodes;
-        Pages { nodes, page_size, node_of, locked_until: vec![0; n], refs: vec![0; n], age: vec![0; n], history }
+        let pages = node_of.len();
+        Pages {
+            nodes,
+            page_size,
+            node_of,
+            locked_until: vec![0; n],
+            refs: vec![0; n],
+            age: vec![0; n],
+            history,
+            left_from: vec![NO_NODE; pages],
+            pingpongs: vec![0; pages],
+        }
+    }
+
+    /// Moves `page` to node `dest`; true when that is a ping-pong (back to the node the
+    /// page left at its previous migration).
+    pub fn migrate(&mut self, page: usize, dest: u16) -> bool {
+        let pingpong = self.left_from[page] == dest;
+        if pingpong {
+            self.pingpongs[page] += 1;
+        }
+        self.left_from[page] = self.node_of[page];
+        self.node_of[page] = dest;
+        pingpong
     }
 
     pub fn len(&self) -> usize {
@@ -105,6 +137,19 @@ mod tests {
         p.touch(0, 0);
         assert_eq!(p.examine(0, 0), 0b110);
         assert_eq!(p.examine(0, 0), 0b011);
+    }
+
+    #[test]
+    fn a_page_back_where_it_last_came_from_is_a_pingpong() {
+        let mut p = Pages::new(3, 64, vec![0, 0], History::Usage);
+        assert!(!p.migrate(0, 1), "0 -> 1: a first move");
+        assert!(!p.migrate(0, 2), "1 -> 2: not back to 1's predecessor");
+        assert!(!p.migrate(0, 0), "2 -> 0: it left 1, not 0, last");
+        assert!(p.migrate(0, 2), "0 -> 2: back to the node it just left");
+        assert!(p.migrate(0, 0), "2 -> 0: and back again");
+        assert!(!p.migrate(1, 1));
+        assert_eq!(p.pingpongs, vec![2, 0]);
+        assert_eq!(p.node_of, vec![0, 1]);
     }
 
     #[test]

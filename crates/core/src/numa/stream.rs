@@ -30,4 +30,19 @@ pub struct NumaWorkload {
     /// The node whose memory holds the byte at an address at the start (the workload's
     /// placement rule: its partitioning). A page starts on the node of its first byte.
     pub home: Box<dyn Fn(u64) -> u16 + Send + Sync>,
+    /// The workload's private work after each operation's first reference and after
+    /// each repeat reference, in ns: what `numa.private_ns` and
+    /// `numa.repeat_private_ns` take when absent, calibrated from the paper's
+    /// no-migration row (each workload's `PRIVATE` documents its source).
+    pub private: PrivateWork,
+}
+
+/// Private work (numa-page-migration.txt section 4: code and private data, local and
+/// outside the page tables), calibrated per workload.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PrivateWork {
+    /// After each shared operation's first reference.
+    pub first_ns: f64,
+    /// After each repeat reference.
+    pub repeat_ns: f64,
 }

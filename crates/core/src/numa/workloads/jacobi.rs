@@ -26,8 +26,8 @@
 //! so are the reads of the grid's values for the convergence test and the
 //! initialisation. A reference is one `Op::Ref` with count 1, reads and writes alike.
 
-use super::{block_of, block_start, grid_side, param, MAX_SIDE};
-use crate::numa::stream::{NumaWorkload, Op, ProcStream};
+use super::{block_start, grid_side, param, Grid, MAX_SIDE};
+use crate::numa::stream::{PrivateWork, NumaWorkload, Op, ProcStream};
 use crate::workload::params::Params;
 use crate::workload::ParamInfo;
 use crate::Result;
@@ -41,6 +41,13 @@ pub(super) const PARAMS: &[ParamInfo] = &[
     param("iterations", "10", "Jacobi iterations (a barrier after each)"),
     param("layout", "horizontal", "horizontal (row-major) or vertical (each partition's rows contiguous)"),
 ];
+
+/// Private work, calibrated (numa.tests::calibrate_private_work) from Table 5's None row,
+/// 512-byte column (n 512, 16 processors, 10 iterations, 129.7 s; shared references
+/// alone gave 36.9 s): 113.2 us after each reference (every operation is one
+/// reference). The other columns are predictions: 1K(H) is then 273.0 s, 2.10 times
+/// 1K(V)'s 129.7 (paper 346.2 and 144.6, 2.39; shared references alone 4.88).
+pub(super) const PRIVATE: PrivateWork = PrivateWork { first_ns: 113_225.0, repeat_ns: 0.0 };
 
 pub(super) fn open(p: &Params, _seed: u64) -> Result<NumaWorkload> {
     let side = grid_side(p)?;
@@ -84,61 +91,8 @@ pub(super) fn open(p: &Params, _seed: u64) -> Result<NumaWorkload> {
             let (r, c) = grid.point(addr.min(bytes - 1) % copy_bytes);
             grid.owner(r, c)
         }),
+        private: PRIVATE,
     })
-}
-
-/// The grid's partitioning and layout: where a point of a copy lives.
-#[derive(Debug, Clone, Copy)]
-struct Grid {
-    n: u64,
-    /// sqrt(procs): partitions per side.
-    side: u64,
-    vertical: bool,
-}
-
-impl Grid {
-    /// Byte offset within a copy of the vertical layout's partition with rows `r0..r1`
-    /// starting at column `c0`: all partition rows above, then the partitions to the left.
-    fn partition_base(&self, r0: u64, r1: u64, c0: u64) -> u64 {
-        4 * (r0 * self.n + (r1 - r0) * c0)
-    }
-
-    /// Byte offset within a copy of point (r, c).
-    fn offset(&self, r: u64, c: u64) -> u64 {
-        let n = self.n;
-        if !self.vertical {
-            return 4 * (r * n + c);
-        }
-        let pr = block_of(r, n, self.side);
-        let pc = block_of(c, n, self.side);
-        let (r0, r1) = (block_start(pr, n, self.side), block_start(pr + 1, n, self.side));
-        let (c0, c1) = (block_start(pc, n, self.side), block_start(pc + 1, n, self.side));
-        self.partition_base(r0, r1, c0) + 4 * ((r - r0) * (c1 - c0) + (c - c0))
-    }
-
-    /// The point at byte offset `off` (< 4n^2) within a copy.
-    fn point(&self, off: u64) -> (u64, u64) {
-        let (n, side) = (self.n, self.side);
-        let q = off / 4;
-        if !self.vertical {
-            return (q / n, q % n);
-        }
-        // Partition row: the grid rows above it fill q < r0 * n.
-        let pr = block_of(q / n, n, side);
-        let (r0, r1) = (block_start(pr, n, side), block_start(pr + 1, n, side));
-        let h = r1 - r0;
-        let q = q - r0 * n;
-        // Partition column: the partitions to its left fill q < h * c0.
-        let pc = block_of(q / h, n, side);
-        let (c0, c1) = (block_start(pc, n, side), block_start(pc + 1, n, side));
-        let q = q - h * c0;
-        (r0 + q / (c1 - c0), c0 + q % (c1 - c0))
-    }
-
-    /// The processor (node) whose partition holds point (r, c).
-    fn owner(&self, r: u64, c: u64) -> u16 {
-        (block_of(r, self.n, self.side) * self.side + block_of(c, self.n, self.side)) as u16
-    }
 }
 
 struct JacobiStream {

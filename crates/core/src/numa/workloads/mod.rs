@@ -203,6 +203,73 @@ fn row_home(row: u64, rows: u64, blocks: u64) -> u16 {
     RowBlock::owner(block_of(row, rows, blocks), row, rows, blocks)
 }
 
+/// Each workload's calibrated private work (its `PRIVATE`, documented there).
+pub const PRIVATE_WORK: &[(&str, crate::numa::stream::PrivateWork)] = &[
+    ("vecmat", vecmat::PRIVATE),
+    ("spmv-csr", spmv_csr::PRIVATE),
+    ("jacobi-numa", jacobi::PRIVATE),
+    ("wave", wave::PRIVATE),
+];
+
+/// An n x n grid of 4-byte points partitioned into sqrt(procs) x sqrt(procs) blocks
+/// (`jacobi-numa`'s copies, `wave`'s time levels), and its layout in memory: where a
+/// point of one copy lives. Row-major (`vertical = false`), or each partition's points
+/// contiguous, partition rows first, then partitions left to right (`vertical`:
+/// section 5.3's vertical placement, "the next one or more segments in this grid
+/// partition (which is in the next one or more rows) are mapped onto the page").
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Grid {
+    pub n: u64,
+    /// sqrt(procs): partitions per side.
+    pub side: u64,
+    pub vertical: bool,
+}
+
+impl Grid {
+    /// Byte offset within a copy of the vertical layout's partition with rows `r0..r1`
+    /// starting at column `c0`: all partition rows above, then the partitions to the left.
+    pub fn partition_base(&self, r0: u64, r1: u64, c0: u64) -> u64 {
+        4 * (r0 * self.n + (r1 - r0) * c0)
+    }
+
+    /// Byte offset within a copy of point (r, c).
+    pub fn offset(&self, r: u64, c: u64) -> u64 {
+        let n = self.n;
+        if !self.vertical {
+            return 4 * (r * n + c);
+        }
+        let pr = block_of(r, n, self.side);
+        let pc = block_of(c, n, self.side);
+        let (r0, r1) = (block_start(pr, n, self.side), block_start(pr + 1, n, self.side));
+        let (c0, c1) = (block_start(pc, n, self.side), block_start(pc + 1, n, self.side));
+        self.partition_base(r0, r1, c0) + 4 * ((r - r0) * (c1 - c0) + (c - c0))
+    }
+
+    /// The point at byte offset `off` (< 4n^2) within a copy.
+    pub fn point(&self, off: u64) -> (u64, u64) {
+        let (n, side) = (self.n, self.side);
+        let q = off / 4;
+        if !self.vertical {
+            return (q / n, q % n);
+        }
+        // Partition row: the grid rows above it fill q < r0 * n.
+        let pr = block_of(q / n, n, side);
+        let (r0, r1) = (block_start(pr, n, side), block_start(pr + 1, n, side));
+        let h = r1 - r0;
+        let q = q - r0 * n;
+        // Partition column: the partitions to its left fill q < h * c0.
+        let pc = block_of(q / h, n, side);
+        let (c0, c1) = (block_start(pc, n, side), block_start(pc + 1, n, side));
+        let q = q - h * c0;
+        (r0 + q / (c1 - c0), c0 + q % (c1 - c0))
+    }
+
+    /// The processor (node) whose partition holds point (r, c).
+    pub fn owner(&self, r: u64, c: u64) -> u16 {
+        (block_of(r, self.n, self.side) * self.side + block_of(c, self.n, self.side)) as u16
+    }
+}
+
 /// Drains every stream one operation at a time in round-robin order (a processor whose
 /// stream has ended drops out), calling `f(processor, op)`.
 #[cfg(test)]

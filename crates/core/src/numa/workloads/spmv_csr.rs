@@ -36,7 +36,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 use super::{pairs, param, row_home, PairCursor, RowBlock};
-use crate::numa::stream::{NumaWorkload, Op, ProcStream};
+use crate::numa::stream::{PrivateWork, NumaWorkload, Op, ProcStream};
 use crate::workload::params::Params;
 use crate::workload::ParamInfo;
 use crate::Result;
@@ -52,6 +52,15 @@ pub(super) const PARAMS: &[ParamInfo] = &[
 
 /// The four matrices of the paper: name, rows, non-zeros.
 pub(super) const MATRICES: &[(&str, u32, u32)] = &[("003", 147, 1298), ("009", 207, 572), ("014", 238, 1128), ("021", 900, 4322)];
+
+/// Private work, calibrated (numa.tests::calibrate_private_work) from Table 4's None row
+/// (64-byte pages, 16 processors, repeat 1): one value for the workload, the one that
+/// meets the row's sum (1.09 + 2.19 + 2.74 + 11.41 s): 15.8 ms after each entry's first
+/// reference. Matrix by matrix the row asks for 6.0 (M003), 22.2 (M009), 15.9 (M014)
+/// and 17.5 ms (M021): no single value meets every column (with this one: 2.87, 1.55,
+/// 2.71, 10.35 s). Shared references alone gave 0.009-0.035 s. A repeat costs
+/// vecmat's (the same program, section 4.2; Table 4 has repeat 1 only).
+pub(super) const PRIVATE: PrivateWork = PrivateWork { first_ns: 15_809_582.0, repeat_ns: 423.0 };
 
 pub(super) fn open(p: &Params, seed: u64) -> Result<NumaWorkload> {
     let blocks = pairs(p)?;
@@ -100,7 +109,7 @@ pub(super) fn open(p: &Params, seed: u64) -> Result<NumaWorkload> {
         };
         row_home(row, rows64, blocks)
     };
-    Ok(NumaWorkload { name: "spmv-csr".into(), bytes, streams, home: Box::new(home) })
+    Ok(NumaWorkload { name: "spmv-csr".into(), bytes, streams, home: Box::new(home), private: PRIVATE })
 }
 
 /// The row pointers of a `rows` x `rows` pattern with exactly `nnz` non-zeros: one per

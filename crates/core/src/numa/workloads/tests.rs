@@ -56,6 +56,8 @@ fn bad_parameters_are_one_line_errors_naming_the_parameter() {
         ("vecmat", &[("repeat", "5000000000")], &["'repeat'"]),
         ("wave", &[("sizes", "3")], &["workload wave", "unknown parameter 'sizes'", "procs, n, steps"]),
         ("wave", &[("n", "3"), ("n", "4")], &["'n' given twice"]),
+        ("wave", &[("layout", "diagonal")], &["workload wave", "'layout'", "blocks, rows", "diagonal"]),
+        ("wave", &[("align", "3000")], &["workload wave", "'align'", "power of two", "3000"]),
         ("surface", &[], &["unknown workload 'surface'", "vecmat, spmv-csr, jacobi-numa, wave"]),
     ];
     for (name, params, needles) in cases {
@@ -83,6 +85,8 @@ fn homes_cover_the_address_space_with_valid_nodes() {
         ("wave", &[]),
         ("wave", &[("procs", "9")]),
         ("wave", &[("procs", "1"), ("n", "5")]),
+        ("wave", &[("layout", "rows")]),
+        ("wave", &[("procs", "9"), ("n", "10"), ("align", "4")]),
     ];
     for (name, params) in cases {
         let w = open(name, &kv(params), 1).unwrap();

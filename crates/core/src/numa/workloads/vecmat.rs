@@ -22,7 +22,7 @@
 use std::sync::Arc;
 
 use super::{pairs, param, row_home, PairCursor, RowBlock, MAX_SIDE};
-use crate::numa::stream::{NumaWorkload, Op, ProcStream};
+use crate::numa::stream::{PrivateWork, NumaWorkload, Op, ProcStream};
 use crate::workload::params::Params;
 use crate::workload::ParamInfo;
 use crate::Result;
@@ -35,6 +35,14 @@ pub(super) const PARAMS: &[ParamInfo] = &[
     param("n", "512", "matrix side: n x n 4-byte floats, rows of 4n bytes"),
     param("repeat", "1", "references to each non-zero entry (paper: 1, 10, 20)"),
 ];
+
+/// Private work, calibrated (numa.tests::calibrate_private_work) from Table 1's None row
+/// at the paper's size (n 512, 16 processors, 1 KiB pages, software preset, memory
+/// contention on): 6.2 s at 1K(1) and 12.6 s at 1K(10), two equations for two
+/// unknowns: 434.9 us after each entry's first reference (the vector element, the
+/// product, the sum, the loop: a processor's local code and data) and 0.42 us after each
+/// repeat. Shared references alone gave 0.68 s and 6.76 s.
+pub(super) const PRIVATE: PrivateWork = PrivateWork { first_ns: 434_890.0, repeat_ns: 423.0 };
 
 pub(super) fn open(p: &Params, _seed: u64) -> Result<NumaWorkload> {
     let blocks = pairs(p)?;
@@ -68,6 +76,7 @@ pub(super) fn open(p: &Params, _seed: u64) -> Result<NumaWorkload> {
         bytes: n * row_bytes,
         streams,
         home: Box::new(move |addr| row_home((addr / row_bytes).min(n - 1), n, blocks)),
+        private: PRIVATE,
     })
 }
 
