@@ -32,6 +32,12 @@ pub enum Event {
     Switch(u32),
     /// Background writing may issue its next write (gang-adaptive-paging.txt 3.4).
     BackgroundWrite(u32),
+    /// The plugged request queue starts (Linux 2.2 `unplug_device`; disk_io.rs).
+    DiskUnplug,
+    /// The request the disk was serving completed (elevator queues; disk_io.rs).
+    DiskDone,
+    /// A page-out write held by the write bound completed (async_writes.rs).
+    IoDone(u32),
 }
 
 impl Event {

@@ -8,9 +8,11 @@
 
 use std::collections::VecDeque;
 
-use super::config::{ClusteringKind, ReadAroundKind, SwapConfig, SystemConfig};
+use super::async_writes::{AsyncWrites, Stall};
+use super::config::{ClusteringKind, ReadAroundKind, ReclaimKind, SwapConfig, SystemConfig};
 use super::pageout::{allocate_bsd, allocate_mclustering, compose_cluster, ClusterBuffer, Write};
 use super::disk::{Disk, IoKind};
+use super::disk_io::IoSlab;
 use super::events::{Event, EventQueue};
 use super::gang::GangNode;
 use super::load_control::{LoadAction, LoadControl};
@@ -73,7 +75,7 @@ pub struct Machine {
     running: Option<u16>,
     slice_end: u64,
     frame_waiters: VecDeque<u16>,
-    kswapd_pending: bool,
+    pub(super) kswapd_pending: bool,
     live: usize,
     started: usize,
     cpu_busy: u64,
@@ -108,6 +110,13 @@ pub struct Machine {
     pub(super) gang: Option<GangNode>,
     /// Processes that reached a barrier, not yet seen by the cluster driver.
     pub(super) arrivals: Vec<u16>,
+    /// Completion records of disk requests in flight (disk_io.rs).
+    pub(super) io_slab: IoSlab,
+    /// The bound on asynchronous page-out writes (async_writes.rs).
+    pub(super) async_writes: AsyncWrites,
+    /// Set when the last page-out write stalled its writer on the bound: reclaim stops
+    /// there and the writer waits (async_writes.rs).
+    pub(super) write_stall: Option<Stall>,
 }
 
 /// What a [`Machine::step`] left behind.
@@ -134,6 +143,7 @@ impl Machine {
             }
             procs.push(proc);
         }
+        cfg.disk.model.check_swap_fits(s.page_size, swap_slots)?;
         let watermarks = if frames == cfg.system.frames {
             cfg.watermarks()
         } else {
@@ -147,7 +157,7 @@ impl Machine {
             reclaimer: Reclaimer::with_policy(s.reclaim, s.reclaim_policy()?, s.dead_list_weight()?, frames as u32, s.seed),
             token: Token::new(cfg.token.clone(), procs.len()),
             load: LoadControl::new(cfg.load_control.clone()),
-            disk: Disk::new(cfg.disk.clone(), s.page_size, swap_slots),
+            disk: Disk::with_discipline(cfg.disk.model.clone(), s.page_size, swap_slots, cfg.disk.queue.discipline(s.reclaim, s.page_size)),
             swap: SwapSpace::try_new(swap_slots)?,
             live: procs.len(),
             procs,
@@ -182,6 +192,9 @@ impl Machine {
             last_pages_written: 0,
             gang: None,
             arrivals: Vec::new(),
+            io_slab: IoSlab::default(),
+            async_writes: AsyncWrites::new(cfg.swap.async_writes.bound(s.reclaim, cfg.swap.async_write_max)),
+            write_stall: None,
         })
     }
 
@@ -309,7 +322,7 @@ impl Machine {
         }
     }
 
-    fn make_ready(&mut self, p: u16) {
+    pub(super) fn make_ready(&mut self, p: u16) {
         let proc = &mut self.procs[p as usize];
         proc.state = RunState::Ready;
         if !proc.suspended {
@@ -362,14 +375,22 @@ impl Machine {
             }
             Event::Kswapd => {
                 self.kswapd_pending = false;
+                self.write_stall = None;
                 while !self.pool.kswapd_done() {
-                    if self.reclaim(1) == 0 {
+                    if self.reclaim(1) == 0 || self.write_stall.is_some() {
                         break;
                     }
                 }
                 // the end of a page-out run writes what mClustering's buffer holds
                 self.flush_buffer();
+                // a write that reached the bound: kswapd sleeps in it (async_writes.rs)
+                if let Some(stall) = self.write_stall.take() {
+                    self.kswapd_waits(stall);
+                }
             }
+            Event::DiskUnplug => self.on_disk_unplug(),
+            Event::DiskDone => self.on_disk_done(),
+            Event::IoDone(tag) => self.on_io_done(tag),
             Event::Sample => self.sample(progress)?,
             Event::KswapdTimer => {
                 if self.pool.below_low() && !self.kswapd_pending {
@@ -587,7 +608,11 @@ impl Machine {
         self.reclaimer.before_fault(gid, vpage);
         if !self.take_frame() {
             self.procs[p as usize].state = RunState::BlockedFrame;
-            self.frame_waiters.push_back(p);
+            match self.write_stall.take() {
+                // its direct reclaim's page-out reached the write bound (async_writes.rs)
+                Some(stall) => self.wait_for_page_out(p, stall),
+                None => self.frame_waiters.push_back(p),
+            }
             return Ok(FaultOutcome::Blocked);
         }
         self.reclaimer.on_fault(gid, vpage);
@@ -610,15 +635,16 @@ impl Machine {
             self.pages.flags[gid as usize] = f | PAGING_IN;
             let slot = self.pages.slot[gid as usize] as u64;
             let (lo, hi) = self.read_around_range(gid, slot);
-            let done = self.disk.submit(self.now, IoKind::Read, lo, (hi - lo + 1) as u32);
-            self.events.push(done, Event::PageIn(p, gid));
+            let mut arrivals = Vec::with_capacity((hi - lo + 1) as usize);
+            arrivals.push(Event::PageIn(p, gid));
             for s in lo..=hi {
                 if s != slot {
                     let other = self.slot_owner[s as usize];
                     self.pages.flags[other as usize] |= PAGING_IN;
-                    self.events.push(done, Event::Prefetched(other));
+                    arrivals.push(Event::Prefetched(other));
                 }
             }
+            self.io(IoKind::Read, lo, (hi - lo + 1) as u32, arrivals);
             self.procs[p as usize].state = RunState::BlockedIo;
             return Ok(FaultOutcome::Blocked);
         }
@@ -649,12 +675,17 @@ impl Machine {
     /// unless a batch of page-out writes is already in flight.
     /// False when none can be had now (the process waits for a write to finish).
     fn take_frame(&mut self) -> bool {
+        self.write_stall = None;
         // with a batch of pages already on their way out the process waits for them
         // instead of evicting more: otherwise a program that outruns the disk has its
         // newest pages thrown out one by one behind the write queue
         if self.pool.free <= self.pool.watermarks.min && self.pool.writing < self.reclaim_batch as u64 {
             self.reclaim(self.reclaim_batch);
             self.flush_buffer();
+        }
+        if self.write_stall.is_some() {
+            // the reclaim's page-out reached the write bound: the process waits in it
+            return false;
         }
         if self.pool.free == 0 {
             return false;
@@ -670,9 +701,11 @@ impl Machine {
     /// Evicts pages until `n` have gone (a page-out cluster counts all its pages, as the
     /// BSD page daemon counts pages toward its target); returns how many went.
     pub(super) fn reclaim(&mut self, n: u32) -> u32 {
+        // a page-out write that reaches the write bound stops the loop (async_writes.rs)
+        self.write_stall = None;
         let mut done = 0;
         let mut refused = 0;
-        while done < n {
+        while done < n && self.write_stall.is_none() {
             if let Some(gid) = self.selective_victim() {
                 done += self.evict(gid);
                 continue;
@@ -712,6 +745,14 @@ impl Machine {
             return 0;
         }
         if f & DIRTY != 0 && f & WRITING == 0 {
+            if self.page_out_must_wait() {
+                // FreeBSD 8.2 getpbuf: the writer sleeps before this write; the victim
+                // stays where it is (a policy takes it back: it handed it out)
+                if self.reclaimer.kind == ReclaimKind::Policy {
+                    self.reclaimer.on_hit(gid);
+                }
+                return 0;
+            }
             if self.swap_cfg.clustering != ClusteringKind::None {
                 return self.launder(gid);
             }
@@ -724,8 +765,7 @@ impl Machine {
                 slot = self.swap.allocate_one().expect("swap sized to hold every page") as u32;
                 self.set_slot(gid, slot as u64);
             }
-            let done = self.disk.submit(self.now, IoKind::Write, slot as u64, 1);
-            self.events.push(done, Event::WriteDone(gid));
+            self.page_out_io(slot as u64, 1, vec![Event::WriteDone(gid)]);
             return 1;
         }
         self.record_eviction(gid);
@@ -805,11 +845,11 @@ impl Machine {
         }
         .expect("swap sized to hold every page");
         for w in writes {
-            let done = self.disk.submit(self.now, IoKind::Write, w.slot, w.pages.len() as u32);
             for (k, &g) in w.pages.iter().enumerate() {
                 self.set_slot(g, w.slot + k as u64);
-                self.events.push(done, Event::WriteDone(g));
             }
+            let events = w.pages.iter().map(|&g| Event::WriteDone(g)).collect();
+            self.page_out_io(w.slot, w.pages.len() as u32, events);
         }
     }
 
@@ -1026,7 +1066,17 @@ impl Machine {
             read_sizes: stats.read_sizes.clone(),
             prefetched: self.prefetched,
             prefetch_hits: self.prefetch_hits,
-            reclaim_counters: self.reclaimer.counters().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            reclaim_counters: {
+                let mut counters: Vec<(String, u64)> = self.reclaimer.counters().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+                // issue 15: writers that waited on the write bound, submissions the
+                // elevator merged (only when there were any)
+                for (k, v) in [("write_waits", self.async_writes.waits), ("disk_merged", stats.merged)] {
+                    if v > 0 {
+                        counters.push((k.to_string(), v));
+                    }
+                }
+                counters
+            },
             processes,
             series: std::mem::take(&mut self.log).into_series(),
             sample_ns: self.sample_ns,

@@ -6,10 +6,14 @@
 
 mod adaptive_pagein;
 mod aggressive_pageout;
+pub mod async_writes;
 mod background_write;
 mod dead_list_reclaim;
 pub mod config;
 pub mod disk;
+mod disk_io;
+pub mod disk_presets;
+pub mod elevator;
 pub mod events;
 pub mod gang;
 pub mod load_control;
@@ -164,6 +168,8 @@ pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult
     Ok(result)
 }
 
+#[cfg(test)]
+mod disk_tests;
 #[cfg(test)]
 mod gang_tests;
 #[cfg(test)]
