@@ -105,11 +105,19 @@ pub struct AsyncWrites {
     kswapd: Option<Stall>,
     /// Times a writer had to wait.
     pub waits: u64,
+    /// The most units ever in flight at once (what the bound held down).
+    pub peak: u64,
 }
 
 impl AsyncWrites {
+    /// Counts `units` more in flight.
+    fn hold(&mut self, units: u64) {
+        self.in_flight += units;
+        self.peak = self.peak.max(self.in_flight);
+    }
+
     pub fn new(bound: WriteBound) -> AsyncWrites {
-        AsyncWrites { bound, in_flight: 0, waiters: Vec::new(), kswapd: None, waits: 0 }
+        AsyncWrites { bound, in_flight: 0, waiters: Vec::new(), kswapd: None, waits: 0, peak: 0 }
     }
 }
 
@@ -126,12 +134,12 @@ impl Machine {
                     self.async_writes.waits += 1;
                     self.write_stall = Some(Stall::Write(tag));
                 } else {
-                    self.async_writes.in_flight += pages as u64;
+                    self.async_writes.hold(pages as u64);
                     self.io_held(IoKind::Write, slot, pages, events, pages as u64, false);
                 }
             }
             WriteBound::WaitAt { .. } => {
-                self.async_writes.in_flight += 1;
+                self.async_writes.hold(1);
                 self.io_held(IoKind::Write, slot, pages, events, 1, false);
             }
         }

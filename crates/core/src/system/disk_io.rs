@@ -12,7 +12,7 @@
 //! kernel runs its disk task queue when a process waits for I/O, which in this machine
 //! is the instant it blocks.
 
-use super::disk::{Enqueued, IoKind};
+use super::disk::{DiskStats, Enqueued, IoKind};
 use super::events::Event;
 use super::machine::Machine;
 
@@ -119,5 +119,18 @@ impl Machine {
                 self.io_slab.remove(tag);
             }
         }
+    }
+}
+
+impl Machine {
+    /// The result's `disk_counters`: submissions the elevator merged into a queued
+    /// request, times a writer waited on the write bound, and the most units of the
+    /// bound (pages under Linux 2.2's rule, requests under FreeBSD 8.2's; 0 unbounded)
+    /// in flight at once.
+    pub(super) fn disk_counters(&self, stats: &DiskStats) -> Vec<(String, u64)> {
+        [("disk_merged", stats.merged), ("write_waits", self.async_writes.waits), ("write_peak", self.async_writes.peak)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect()
     }
 }

@@ -14,7 +14,7 @@ fn run(cfg: &SystemConfig) -> SystemResult {
 }
 
 fn counter(r: &SystemResult, name: &str) -> u64 {
-    r.reclaim_counters.iter().find(|(k, _)| k == name).map_or(0, |(_, v)| *v)
+    r.disk_counters.iter().find(|(k, _)| k == name).map(|(_, v)| *v).unwrap_or_else(|| panic!("no disk counter {name}: {:?}", r.disk_counters))
 }
 
 /// The same numbers as the engine before issue 15 (commit da31785), to the nanosecond:
@@ -71,7 +71,7 @@ fn linux_pair(tweak: impl Fn(&mut SystemConfig)) -> SystemResult {
 #[test]
 fn linux22_merges_page_outs_and_the_others_do_not() {
     let linux = linux_pair(|c| c.disk.queue = QueueKind::Linux22);
-    assert!(counter(&linux, "disk_merged") > 20, "{:?}", linux.reclaim_counters);
+    assert!(counter(&linux, "disk_merged") > 20, "{:?}", linux.disk_counters);
     assert!(linux.write_sizes.len() > 2 && linux.write_sizes.len() <= 31, "{:?}", linux.write_sizes);
     assert!(linux.disk_writes < linux.pages_written, "{} requests for {} pages", linux.disk_writes, linux.pages_written);
     for queue in [QueueKind::Freebsd82, QueueKind::Fifo] {
@@ -94,12 +94,15 @@ fn the_write_bound_makes_writers_wait_and_changes_nothing_unreached() {
             c.swap.async_write_max = Some(1 << 20);
         });
         assert_eq!(counter(&unreached, "write_waits"), 0);
-        assert_eq!(unreached, unbounded, "{rule:?}: a bound never reached changes nothing");
+        assert_eq!(counter(&unbounded, "write_peak"), 0, "nothing counted without a bound");
+        assert!(counter(&unreached, "write_peak") > 2, "{rule:?}: {:?}", unreached.disk_counters);
+        let without_counters = |r: &SystemResult| SystemResult { disk_counters: Vec::new(), ..r.clone() };
+        assert_eq!(without_counters(&unreached), without_counters(&unbounded), "{rule:?}: a bound never reached changes nothing");
         let tight = linux_pair(|c| {
             c.swap.async_writes = rule;
             c.swap.async_write_max = Some(2);
         });
-        assert!(counter(&tight, "write_waits") > 20, "{rule:?}: {:?}", tight.reclaim_counters);
+        assert!(counter(&tight, "write_waits") > 20, "{rule:?}: {:?}", tight.disk_counters);
         assert_ne!(tight.end_ns, unbounded.end_ns);
         // every page still gets written and read back
         assert_eq!(tight.processes.len(), 2);
@@ -117,7 +120,8 @@ fn the_write_bound_makes_writers_wait_and_changes_nothing_unreached() {
     assert_eq!(AsyncWritesKind::Unbounded.bound(ReclaimKind::Bsd, None), WriteBound::Unbounded);
     let kernel = linux_pair(|_| {});
     assert_eq!(counter(&kernel, "write_waits"), 0);
-    assert_eq!(kernel, linux_pair(|c| c.swap.async_writes = AsyncWritesKind::Unbounded));
+    let unbounded = linux_pair(|c| c.swap.async_writes = AsyncWritesKind::Unbounded);
+    assert_eq!(SystemResult { disk_counters: Vec::new(), ..kernel }, SystemResult { disk_counters: Vec::new(), ..unbounded });
 }
 
 /// Under the BSD VM the kernel's bound is FreeBSD 8.2's four write requests; the page
@@ -139,7 +143,7 @@ fn the_bsd_vm_waits_at_four_writes() {
         c.swap.async_write_max = Some(4);
     });
     assert_eq!(kernel, explicit);
-    assert!(counter(&kernel, "write_waits") > 0, "{:?}", kernel.reclaim_counters);
+    assert!(counter(&kernel, "write_waits") > 0, "{:?}", kernel.disk_counters);
     assert!(kernel.disk_writes > 1000);
 }
 
@@ -159,4 +163,35 @@ fn write_bound_errors_name_the_key() {
     let text = r#"{"system": {"frames": 100, "swap_slots": 20000}, "disk": {"disk_mb": 10}, "processes": [{"name": "a", "workload": "scan"}]}"#;
     let e = run_system(&SystemConfig::from_json(text).unwrap(), &mut |_| true).unwrap_err().to_string();
     assert!(e.contains("disk.disk_mb: the swap area (20000 slots, 81.9 MB) does not fit on a disk of 10 MB"), "{e}");
+}
+
+/// FreeBSD 8.2's `swap_async_max`: with a bound of N write requests, never more than N
+/// page-out writes are in flight, and the bound is reached; without it the same run
+/// has more in flight at once. Linux 2.2's rule lets a write start asynchronously while
+/// at most `swap_cluster` pages are in flight, so with single-page writes at most
+/// `swap_cluster` + 1 are.
+#[test]
+fn at_most_swap_async_max_writes_are_outstanding() {
+    let loose = linux_pair(|c| {
+        c.swap.async_writes = AsyncWritesKind::Freebsd82;
+        c.swap.async_write_max = Some(1 << 20);
+    });
+    let free_peak = counter(&loose, "write_peak");
+    for max in [1u64, 2, 4] {
+        let r = linux_pair(|c| {
+            c.swap.async_writes = AsyncWritesKind::Freebsd82;
+            c.swap.async_write_max = Some(max as u32);
+        });
+        assert_eq!(counter(&r, "write_peak"), max, "swap_async_max = {max}: {:?}", r.disk_counters);
+        assert!(counter(&r, "write_waits") > 0);
+        assert!(free_peak > max, "without the bound {free_peak} writes were in flight at once");
+    }
+    for max in [1u64, 3] {
+        let r = linux_pair(|c| {
+            c.swap.async_writes = AsyncWritesKind::Linux22;
+            c.swap.async_write_max = Some(max as u32);
+        });
+        assert_eq!(counter(&r, "write_peak"), max + 1, "swap_cluster = {max}: {:?}", r.disk_counters);
+        assert!(counter(&r, "write_waits") > 0);
+    }
 }

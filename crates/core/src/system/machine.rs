@@ -1066,17 +1066,8 @@ impl Machine {
             read_sizes: stats.read_sizes.clone(),
             prefetched: self.prefetched,
             prefetch_hits: self.prefetch_hits,
-            reclaim_counters: {
-                let mut counters: Vec<(String, u64)> = self.reclaimer.counters().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-                // issue 15: writers that waited on the write bound, submissions the
-                // elevator merged (only when there were any)
-                for (k, v) in [("write_waits", self.async_writes.waits), ("disk_merged", stats.merged)] {
-                    if v > 0 {
-                        counters.push((k.to_string(), v));
-                    }
-                }
-                counters
-            },
+            reclaim_counters: self.reclaimer.counters().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            disk_counters: self.disk_counters(&stats),
             processes,
             series: std::mem::take(&mut self.log).into_series(),
             sample_ns: self.sample_ns,
