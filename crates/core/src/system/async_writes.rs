@@ -23,9 +23,12 @@
 //! process in direct reclaim waits (blocked, as for a frame) and retries its fault when
 //! the write it waits for completes; kswapd (or the page daemon) resumes then. Under the
 //! FreeBSD rule the victim that needed the write is left where it is (on the inactive
-//! queue's tail it is the first one taken when the daemon resumes). Writes of
-//! mClustering's buffer at the end of a page-out run and background writing are not
-//! held back (a run's end flushes what the daemon already took).
+//! queue's tail it is the first one taken when the daemon resumes); a write of pages
+//! already taken (the second cluster of a run split over swap, mClustering's buffer at
+//! the end of a page-out run) waits for a buffer, its writer with it, and is issued
+//! when one is released. Background writing and adaptive page-in are not held back.
+
+use std::collections::VecDeque;
 
 use super::config::ReclaimKind;
 use super::disk::IoKind;
@@ -107,6 +110,10 @@ pub struct AsyncWrites {
     pub waits: u64,
     /// The most units ever in flight at once (what the bound held down).
     pub peak: u64,
+    /// FreeBSD 8.2: writes whose writer sleeps in `getpbuf` for a buffer (a cluster of
+    /// a laundering run, or mClustering's buffer, after the first one the bound
+    /// stopped), issued in order as buffers are released.
+    pending: VecDeque<(u64, u32, Vec<Event>)>,
 }
 
 impl AsyncWrites {
@@ -117,7 +124,7 @@ impl AsyncWrites {
     }
 
     pub fn new(bound: WriteBound) -> AsyncWrites {
-        AsyncWrites { bound, in_flight: 0, waiters: Vec::new(), kswapd: None, waits: 0, peak: 0 }
+        AsyncWrites { bound, in_flight: 0, waiters: Vec::new(), kswapd: None, waits: 0, peak: 0, pending: VecDeque::new() }
     }
 }
 
@@ -138,9 +145,17 @@ impl Machine {
                     self.io_held(IoKind::Write, slot, pages, events, pages as u64, false);
                 }
             }
-            WriteBound::WaitAt { .. } => {
-                self.async_writes.hold(1);
-                self.io_held(IoKind::Write, slot, pages, events, 1, false);
+            WriteBound::WaitAt { max_requests } => {
+                if self.async_writes.in_flight >= max_requests {
+                    // the victim's pages are already taken (a cluster, or a buffer):
+                    // the write waits for a buffer, and so does its writer
+                    self.async_writes.pending.push_back((slot, pages, events));
+                    self.async_writes.waits += 1;
+                    self.write_stall = Some(Stall::AnyAsync);
+                } else {
+                    self.async_writes.hold(1);
+                    self.io_held(IoKind::Write, slot, pages, events, 1, false);
+                }
             }
         }
     }
@@ -177,6 +192,14 @@ impl Machine {
         let entry = self.io_slab.remove(tag);
         let released = entry.async_units > 0;
         self.async_writes.in_flight -= entry.async_units;
+        // writes that waited for a buffer take the ones released, in order
+        if let WriteBound::WaitAt { max_requests } = self.async_writes.bound {
+            while self.async_writes.in_flight < max_requests {
+                let Some((slot, pages, events)) = self.async_writes.pending.pop_front() else { break };
+                self.async_writes.hold(1);
+                self.io_held(IoKind::Write, slot, pages, events, 1, false);
+            }
+        }
         let over = |s: Stall| match s {
             Stall::Write(t) => t == tag,
             Stall::AnyAsync => released,
