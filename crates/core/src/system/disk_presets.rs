@@ -44,8 +44,11 @@ pub fn preset(name: &str) -> Option<Preset> {
 /// - 5400 rpm, 9.5 ms average seek, 512 KB buffer: the Deskstar 16GP's published figures
 ///   (Red Hill hard drive history, "IBM Deskstar 16GP": 5400 RPM, seek 9.5 ms, buffer
 ///   512k, data rate 161.9 Mbit/s), the same as IBM gave for the Deskstar 8 family;
-/// - full stroke 16.7 ms: IBM's Deskstar 40GV specification (DTLA-305xxx, the 5400 rpm
-///   Deskstar two generations on), section 4.4.2.2, read, typical; no earlier IBM
+/// - full stroke 16.7 ms: IBM's "Deskstar 40GV & 75GXP hard disk drive specifications"
+///   (DTLA-305xxx, the 5400 rpm Deskstar two generations on), section 4.4.2.2 "Full
+///   stroke seek (without command overhead, including settling)", read, typical (write
+///   18.3 ms); the same section defines the average seek as the weighted average of all
+///   seek combinations, the mean the seek curve is fitted to; no earlier IBM
 ///   5400 rpm specification was found;
 /// - track-to-track 2.2 ms: our value for IBM's desktop drives of 1997-99 (not found);
 /// - sustained transfer 12 MB/s: the 16GP's 161.9 Mbit/s media rate at the outer zone
