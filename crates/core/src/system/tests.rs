@@ -636,4 +636,3 @@ fn dedicated_runs_are_remembered_and_equal_to_fresh_ones() {
     t.processes[0].trace = Some("x.plt".into());
     assert!(dedicated_key_opt(&t, 0).is_none());
 }
-
