@@ -376,6 +376,11 @@ fn system_result_dict<'py>(py: Python<'py>, r: &pagelab_core::system::SystemResu
         counters.set_item(name, count)?;
     }
     d.set_item("reclaim_counters", counters)?;
+    let disk_counters = PyDict::new(py);
+    for (name, count) in &r.disk_counters {
+        disk_counters.set_item(name, count)?;
+    }
+    d.set_item("disk_counters", disk_counters)?;
     let procs = PyList::empty(py);
     let series = PyList::empty(py);
     let space_time = PyList::empty(py);

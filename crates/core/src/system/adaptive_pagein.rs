@@ -103,14 +103,14 @@ impl Machine {
                 continue;
             }
             let first = self.pages.slot[run[0] as usize] as u64;
-            let done = self.disk.submit(self.now, IoKind::Read, first, run.len() as u32);
             for &gid in &run {
                 self.pages.flags[gid as usize] |= PAGING_IN;
-                self.events.push(done, Event::AdaptiveIn(gid));
                 // page-ins of the process, though not by its own faults
                 let owner = self.pages.owner[gid as usize];
                 self.procs[owner as usize].counters.page_ins += 1;
             }
+            let arrivals = run.iter().map(|&gid| Event::AdaptiveIn(gid)).collect();
+            self.io(IoKind::Read, first, run.len() as u32, arrivals);
             let g = self.gang.as_mut().unwrap();
             g.stats.ai_pages += run.len() as u64;
             g.stats.ai_reads += 1;

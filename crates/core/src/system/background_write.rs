@@ -70,21 +70,25 @@ impl Machine {
             self.events.push(self.now + IDLE_RETRY_NS, Event::BackgroundWrite(generation));
             return;
         }
-        let mut last_done = self.now;
-        for run in self.assign_slots(&pages) {
-            let done = self.disk.submit(self.now, IoKind::Write, run.0, run.1.len() as u32);
+        let runs = self.assign_slots(&pages);
+        let last = runs.len() - 1;
+        for (i, run) in runs.into_iter().enumerate() {
+            let mut events: Vec<Event> = Vec::with_capacity(run.1.len() + 1);
             for &gid in &run.1 {
                 let f = self.pages.flags[gid as usize];
                 // the page stays mapped; it is clean once the write is done
                 self.pages.flags[gid as usize] = (f & !(DIRTY | SWAP_VALID)) | WRITING;
-                self.events.push(done, Event::WriteDone(gid));
+                events.push(Event::WriteDone(gid));
             }
-            last_done = done;
+            if i == last {
+                // the next write when this batch's last one is done
+                events.push(Event::BackgroundWrite(generation));
+            }
+            self.io(IoKind::Write, run.0, run.1.len() as u32, events);
         }
         let owner = self.pages.owner[pages[0] as usize];
         self.procs[owner as usize].counters.page_outs += pages.len() as u64;
         self.gang.as_mut().unwrap().stats.bg_pages += pages.len() as u64;
-        self.events.push(last_done, Event::BackgroundWrite(generation));
     }
 
     /// True when the next job's working set does not fit in the free frames.

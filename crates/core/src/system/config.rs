@@ -4,7 +4,8 @@
 
 use serde::Deserialize;
 
-use super::disk::DiskModel;
+use super::async_writes::AsyncWritesKind;
+use super::disk::DiskConfig;
 use crate::policy::PolicyKind;
 use crate::source::SourceSpec;
 use crate::{Error, Result};
@@ -14,7 +15,7 @@ use crate::{Error, Result};
 pub struct SystemConfig {
     pub system: MachineConfig,
     #[serde(default)]
-    pub disk: DiskModel,
+    pub disk: DiskConfig,
     #[serde(default)]
     pub token: TokenConfig,
     #[serde(default)]
@@ -182,6 +183,13 @@ pub struct SwapConfig {
     /// with `system.free_pages = "linux22"`, off otherwise ([`SystemConfig::swap_cache`]).
     /// Off: an unmapped page is gone at once (a dirty one once its write completes).
     pub swap_cache: Option<bool>,
+    /// The bound on asynchronous page-out writes in flight and what the writer does at
+    /// it (Linux 2.2 `rw_swap_page_base`, FreeBSD 8.2 `swap_pager_putpages`;
+    /// async_writes.rs).
+    pub async_writes: AsyncWritesKind,
+    /// The bound: pages (Linux 2.2, default `pager_daemon.swap_cluster` = 32) or write
+    /// requests (FreeBSD 8.2, default `vm.swap_async_max` = 4); None: the kernel's.
+    pub async_write_max: Option<u32>,
 }
 
 impl SwapConfig {
@@ -204,6 +212,8 @@ impl Default for SwapConfig {
             fragmentation: 0.0,
             free_on_write: false,
             swap_cache: None,
+            async_writes: AsyncWritesKind::Kernel,
+            async_write_max: None,
         }
     }
 }
@@ -739,6 +749,14 @@ impl SystemConfig {
         self.validate_linux22()?;
         if !(w.fragmentation.is_finite() && (0.0..=0.9).contains(&w.fragmentation)) {
             return Err(Error::invalid("swap.fragmentation", format!("expected a fraction from 0 to 0.9, got {}", w.fragmentation)));
+        }
+        if let Some(m) = w.async_write_max {
+            if m == 0 || m > 1 << 20 {
+                return Err(Error::invalid("swap.async_write_max", format!("expected 1 to {} (pages under Linux 2.2's rule, write requests under FreeBSD 8.2's), got {m}", 1 << 20)));
+            }
+            if w.async_writes == AsyncWritesKind::Unbounded {
+                return Err(Error::invalid("swap.async_write_max", "is a bound: it does not combine with async_writes = \"unbounded\""));
+            }
         }
         if let Some(g) = &self.gang {
             self.validate_gang(g)?;

@@ -36,6 +36,12 @@ pub enum Event {
     /// are stale), and whether it slept with `vm_pages_needed` set (work) or for its
     /// statistics interval (a timer).
     PageDaemon(u32, bool),
+    /// The plugged request queue starts (Linux 2.2 `unplug_device`; disk_io.rs).
+    DiskUnplug,
+    /// The request the disk was serving completed (elevator queues; disk_io.rs).
+    DiskDone,
+    /// A page-out write held by the write bound completed (async_writes.rs).
+    IoDone(u32),
 }
 
 impl Event {

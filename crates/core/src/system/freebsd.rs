@@ -819,16 +819,17 @@ impl Machine {
         let faultcount = hi - lo + 1;
         self.fb().lastr[p as usize] = vpage + faultcount - behind;
         let first = slot - (vpage - lo);
-        let done = self.disk.submit(self.now, IoKind::Read, first, faultcount as u32);
         // the other pages complete in the same I/O, before the faulting page is mapped
+        let mut arrivals = Vec::with_capacity(faultcount as usize);
         for v in lo..=hi {
             let g = neighbour(self, v).unwrap();
             self.pages.flags[g as usize] |= PAGING_IN;
             if v != vpage {
-                self.events.push(done, Event::Prefetched(g));
+                arrivals.push(Event::Prefetched(g));
             }
         }
-        self.events.push(done, Event::PageIn(p, gid));
+        arrivals.push(Event::PageIn(p, gid));
+        self.io(IoKind::Read, first, faultcount as u32, arrivals);
         self.procs[p as usize].state = RunState::BlockedIo;
         Ok(FaultOutcome::Blocked)
     }
@@ -1255,6 +1256,8 @@ mod tests {
         cfg.system.reclaim = ReclaimKind::Freebsd8;
         cfg.swap.clustering = ClusteringKind::Bsd;
         cfg.swap.read_around = ReadAroundKind::Bsd;
+        // these tests look at the VM's decisions: a FIFO disk takes every write at once
+        crate::system::tests::legacy_disk(&mut cfg);
         tweak(&mut cfg);
         cfg.validate().unwrap();
         let mut m = Machine::new(&cfg, frames, 4096, None).unwrap();

@@ -112,6 +112,8 @@ fn bsd_numbers_are_unchanged() {
         cfg.system.quantum_ms = 1.0;
         cfg.swap.clustering = clustering;
         cfg.swap.read_around = ReadAroundKind::Bsd;
+        // and its disk before issue 15
+        super::tests::legacy_disk(&mut cfg);
         let r = run(&cfg);
         let majors: Vec<u64> = r.processes.iter().map(|p| p.counters.major_faults).collect();
         let ends: Vec<u64> = r.processes.iter().map(|p| p.end_ns).collect();

@@ -31,8 +31,8 @@ fn gang_cfg(frames: u64, pages: i64, mechanisms: &[Mechanism], nodes: u32) -> Sy
     cfg.system.sample_ms = 100.0;
     cfg.swap.read_around = ReadAroundKind::Linux;
     cfg.swap.page_cluster = Some(4);
-    if let DiskModel::Hdd(h) = &mut cfg.disk {
-        h.stream_sequential = true;
+    if let DiskModel::Hdd(h) = &mut cfg.disk.model {
+        h.sequential = super::disk::SequentialKind::Queued;
     }
     cfg.gang = Some(GangConfig { nodes, quantum_s: 10.0, mechanisms: mechanisms.to_vec(), ..Default::default() });
     cfg

@@ -28,6 +28,7 @@ fn old_options(cfg: &mut SystemConfig) {
     cfg.token.hold_limit_s = Some(60.0);
     cfg.token.unsuitable_s = Some(60.0);
     cfg.token.self_take_limit = Some(1000);
+    super::tests::legacy_disk(cfg);
 }
 
 fn counter(r: &SystemResult, name: &str) -> u64 {
@@ -75,11 +76,17 @@ fn old_options_reproduce_the_old_numbers() {
 /// rule takes from whichever is larger and locks them at an equal split.
 #[test]
 fn swap_cnt_does_not_lock_two_equal_programs_at_an_equal_split() {
+    // on the disk before issue 15 (a FIFO queue, no streaming): on today's default disk,
+    // whose merged and streaming writes clean the swap cache fast enough for
+    // shrink_mmap to free it, the two loops split about equally under either rule
+    // (median gap 4 pages with swap_cnt, 1 with largest_rss): the rule's effect depends
+    // on the disk (docs/system-config.md, Linux 2.2 reclaim)
     let pair = || {
         let mut cfg = small_loops(TokenPolicyKind::None);
         for p in cfg.processes.iter_mut() {
             p.params.insert("pages".to_string(), serde_json::Value::from(200));
         }
+        super::tests::legacy_disk(&mut cfg);
         cfg
     };
     // the median gap between the two resident sets over the run (its last samples,
@@ -192,6 +199,9 @@ fn abuse_detection_fires_with_the_scaled_limit() {
     let alone = || {
         let mut cfg = config(250, vec![process("big", "scan", &[("pages", 400), ("passes", 6), ("write", 1)])]);
         cfg.token.policy = TokenPolicyKind::Paper;
+        // a disk that seeks and turns for every fault (a streaming one serves this
+        // sequential scan's faults fast enough to reach even the old limit)
+        super::tests::legacy_disk(&mut cfg);
         cfg
     };
     let scaled = run(&alone());
@@ -344,3 +354,4 @@ fn measure_token_lru_pairs() {
         }
     }
 }
+

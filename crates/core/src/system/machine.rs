@@ -8,12 +8,14 @@
 
 use std::collections::VecDeque;
 
-use super::config::{ClusteringKind, FreePagesRule, ReadAroundKind, SwapConfig, SwapOutRule, SystemConfig};
+use super::async_writes::{AsyncWrites, Stall};
+use super::config::{ClusteringKind, FreePagesRule, ReadAroundKind, ReclaimKind, SwapConfig, SwapOutRule, SystemConfig};
 use super::free_pages::{FreePages, Linux22};
 use super::swap_cache::SwapCache;
 use super::swap_out::SwapOutState;
 use super::pageout::{allocate_bsd, allocate_mclustering, compose_cluster, ClusterBuffer, Write};
 use super::disk::{Disk, IoKind};
+use super::disk_io::IoSlab;
 use super::events::{Event, EventQueue};
 use super::gang::GangNode;
 use super::load_control::{LoadAction, LoadControl};
@@ -78,7 +80,7 @@ pub struct Machine {
     running: Option<u16>,
     slice_end: u64,
     pub(super) frame_waiters: VecDeque<u16>,
-    kswapd_pending: bool,
+    pub(super) kswapd_pending: bool,
     pub(super) live: usize,
     started: usize,
     cpu_busy: u64,
@@ -117,6 +119,13 @@ pub struct Machine {
     pub(super) linux22: Option<Box<Linux22>>,
     /// The process whose fault is reclaiming now (None: kswapd or a switch).
     reclaiming: Option<u16>,
+    /// Completion records of disk requests in flight (disk_io.rs).
+    pub(super) io_slab: IoSlab,
+    /// The bound on asynchronous page-out writes (async_writes.rs).
+    pub(super) async_writes: AsyncWrites,
+    /// Set when the last page-out write stalled its writer on the bound: reclaim stops
+    /// there and the writer waits (async_writes.rs).
+    pub(super) write_stall: Option<Stall>,
 }
 
 /// What a [`Machine::step`] left behind.
@@ -143,6 +152,7 @@ impl Machine {
             }
             procs.push(proc);
         }
+        cfg.disk.model.check_swap_fits(s.page_size, swap_slots)?;
         let watermarks = if frames == cfg.system.frames {
             cfg.watermarks()
         } else {
@@ -161,7 +171,7 @@ impl Machine {
             let readahead = (cache.is_some() && swap_cfg.read_around == ReadAroundKind::Linux).then_some(page_cluster);
             Box::new(Linux22::new(SwapOutState::new(s.swap_out, n), free, cache, readahead))
         });
-        let limits = super::token_defaults::token_limits(&cfg.token, None, &cfg.disk, s.page_size);
+        let limits = super::token_defaults::token_limits(&cfg.token, None, &cfg.disk.model, s.page_size);
         Ok(Machine {
             now: 0,
             events: EventQueue::default(),
@@ -174,7 +184,7 @@ impl Machine {
             }),
             token: Token::new(cfg.token.clone(), limits, n),
             load: LoadControl::new(cfg.load_control.clone()),
-            disk: Disk::new(cfg.disk.clone(), s.page_size, swap_slots),
+            disk: Disk::with_discipline(cfg.disk.model.clone(), s.page_size, swap_slots, cfg.disk.queue.discipline(s.reclaim, s.page_size)),
             swap: SwapSpace::try_new(swap_slots)?,
             live: procs.len(),
             procs,
@@ -211,13 +221,16 @@ impl Machine {
             arrivals: Vec::new(),
             linux22,
             reclaiming: None,
+            io_slab: IoSlab::default(),
+            async_writes: AsyncWrites::new(cfg.swap.async_writes.bound(cfg)),
+            write_stall: None,
         })
     }
 
     /// Scales the token's section 5.3 limits to the run: each process's dedicated run
     /// time (token_defaults.rs).
     pub fn set_dedicated(&mut self, dedicated_ns: &[u64], cfg: &SystemConfig) {
-        let limits = super::token_defaults::token_limits(&cfg.token, Some(dedicated_ns), &cfg.disk, cfg.system.page_size);
+        let limits = super::token_defaults::token_limits(&cfg.token, Some(dedicated_ns), &cfg.disk.model, cfg.system.page_size);
         self.token.set_limits(limits);
     }
 
@@ -415,14 +428,22 @@ impl Machine {
             Event::Kswapd if self.free_pages_on() => self.kswapd_event22(),
             Event::Kswapd => {
                 self.kswapd_pending = false;
+                self.write_stall = None;
                 while !self.pool.kswapd_done() {
-                    if self.reclaim(1) == 0 {
+                    if self.reclaim(1) == 0 || self.write_stall.is_some() {
                         break;
                     }
                 }
                 // the end of a page-out run writes what mClustering's buffer holds
                 self.flush_buffer();
+                // a write that reached the bound: kswapd sleeps in it (async_writes.rs)
+                if let Some(stall) = self.write_stall.take() {
+                    self.kswapd_waits(stall);
+                }
             }
+            Event::DiskUnplug => self.on_disk_unplug(),
+            Event::DiskDone => self.on_disk_done(),
+            Event::IoDone(tag) => self.on_io_done(tag),
             Event::Sample => self.sample(progress)?,
             Event::KswapdTimer if self.free_pages_on() => self.kswapd_timer22(),
             Event::KswapdTimer => {
@@ -674,7 +695,11 @@ impl Machine {
             self.reclaiming = None;
             if !got {
                 self.procs[p as usize].state = RunState::BlockedFrame;
-                self.frame_waiters.push_back(p);
+                match self.write_stall.take() {
+                    // its direct reclaim's page-out reached the write bound (async_writes.rs)
+                    Some(stall) => self.wait_for_page_out(p, stall),
+                    None => self.frame_waiters.push_back(p),
+                }
                 return Ok(FaultOutcome::Blocked);
             }
         }
@@ -698,15 +723,16 @@ impl Machine {
             self.pages.flags[gid as usize] = f | PAGING_IN;
             let slot = self.pages.slot[gid as usize] as u64;
             let (lo, hi) = self.read_around_range(gid, slot);
-            let done = self.disk.submit(self.now, IoKind::Read, lo, (hi - lo + 1) as u32);
-            self.events.push(done, Event::PageIn(p, gid));
+            let mut arrivals = Vec::with_capacity((hi - lo + 1) as usize);
+            arrivals.push(Event::PageIn(p, gid));
             for s in lo..=hi {
                 if s != slot {
                     let other = self.slot_owner[s as usize];
                     self.pages.flags[other as usize] |= PAGING_IN;
-                    self.events.push(done, Event::Prefetched(other));
+                    arrivals.push(Event::Prefetched(other));
                 }
             }
+            self.io(IoKind::Read, lo, (hi - lo + 1) as u32, arrivals);
             self.procs[p as usize].state = RunState::BlockedIo;
             return Ok(FaultOutcome::Blocked);
         }
@@ -737,12 +763,17 @@ impl Machine {
     /// unless a batch of page-out writes is already in flight.
     /// False when none can be had now (the process waits for a write to finish).
     fn take_frame(&mut self) -> bool {
+        self.write_stall = None;
         // with a batch of pages already on their way out the process waits for them
         // instead of evicting more: otherwise a program that outruns the disk has its
         // newest pages thrown out one by one behind the write queue
         if self.pool.free <= self.pool.watermarks.min && self.pool.writing < self.reclaim_batch as u64 {
             self.reclaim(self.reclaim_batch);
             self.flush_buffer();
+        }
+        if self.write_stall.is_some() {
+            // the reclaim's page-out reached the write bound: the process waits in it
+            return false;
         }
         if self.pool.free == 0 {
             return false;
@@ -762,9 +793,11 @@ impl Machine {
             return self.reclaim22(n);
         }
         let swap_cnt_victims = self.linux22.as_ref().is_some_and(|l| l.swap_out.rule == SwapOutRule::SwapCnt);
+        // a page-out write that reaches the write bound stops the loop (async_writes.rs)
+        self.write_stall = None;
         let mut done = 0;
         let mut refused = 0;
-        while done < n {
+        while done < n && self.write_stall.is_none() {
             if let Some(gid) = self.selective_victim() {
                 done += self.evict(gid);
                 continue;
@@ -805,6 +838,14 @@ impl Machine {
             return 0;
         }
         if f & DIRTY != 0 && f & WRITING == 0 {
+            if self.page_out_must_wait() {
+                // FreeBSD 8.2 getpbuf: the writer sleeps before this write; the victim
+                // stays where it is (a policy takes it back: it handed it out)
+                if self.reclaimer.kind == ReclaimKind::Policy {
+                    self.reclaimer.on_hit(gid);
+                }
+                return 0;
+            }
             if self.swap_cfg.clustering != ClusteringKind::None {
                 return self.launder(gid);
             }
@@ -817,8 +858,7 @@ impl Machine {
                 slot = self.swap.allocate_one().expect("swap sized to hold every page") as u32;
                 self.set_slot(gid, slot as u64);
             }
-            let done = self.disk.submit(self.now, IoKind::Write, slot as u64, 1);
-            self.events.push(done, Event::WriteDone(gid));
+            self.page_out_io(slot as u64, 1, vec![Event::WriteDone(gid)]);
             return 1;
         }
         self.record_eviction(gid);
@@ -898,11 +938,11 @@ impl Machine {
         }
         .expect("swap sized to hold every page");
         for w in writes {
-            let done = self.disk.submit(self.now, IoKind::Write, w.slot, w.pages.len() as u32);
             for (k, &g) in w.pages.iter().enumerate() {
                 self.set_slot(g, w.slot + k as u64);
-                self.events.push(done, Event::WriteDone(g));
             }
+            let events = w.pages.iter().map(|&g| Event::WriteDone(g)).collect();
+            self.page_out_io(w.slot, w.pages.len() as u32, events);
         }
     }
 
@@ -1135,6 +1175,7 @@ impl Machine {
                 .chain(self.linux22.as_ref().filter(|l| l.free.is_some()).map(|l| l.counter_list()).unwrap_or_default())
                 .map(|(k, v)| (k.to_string(), v))
                 .collect(),
+            disk_counters: self.disk_counters(&stats),
             processes,
             series: std::mem::take(&mut self.log).into_series(),
             sample_ns: self.sample_ns,

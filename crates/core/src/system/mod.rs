@@ -6,6 +6,7 @@
 
 mod adaptive_pagein;
 mod aggressive_pageout;
+pub mod async_writes;
 mod background_write;
 mod dead_list_reclaim;
 pub mod config;
@@ -17,6 +18,9 @@ mod swap_out;
 mod swapin_readahead;
 pub mod token_defaults;
 pub mod disk;
+mod disk_io;
+pub mod disk_presets;
+pub mod elevator;
 pub mod events;
 pub mod freebsd;
 pub mod gang;
@@ -177,6 +181,8 @@ pub fn run_system(cfg: &SystemConfig, progress: Progress) -> Result<SystemResult
 
 #[cfg(test)]
 mod freebsd_tests;
+#[cfg(test)]
+mod disk_tests;
 #[cfg(test)]
 mod gang_tests;
 #[cfg(test)]

@@ -88,4 +88,7 @@ pub struct SystemResult {
     pub token_events: Vec<TokenRecord>,
     /// Counts of `reclaim = "policy"`'s policy and of the Dead-List, if any.
     pub reclaim_counters: Vec<(String, u64)>,
+    /// Counts of the swap disk's request queue and of the bound on asynchronous
+    /// page-out writes (issue 15; disk_io.rs): `disk_merged`, `write_waits`, `write_peak`.
+    pub disk_counters: Vec<(String, u64)>,
 }

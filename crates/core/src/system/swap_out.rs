@@ -240,8 +240,7 @@ impl Machine {
         self.pages.flags[gid as usize] = (f & !(RESIDENT | REFERENCED | DIRTY | SWAP_VALID | PREFETCHED)) | WRITING;
         self.pool.writing += 1;
         self.count_async_write(gid, sync);
-        let done = self.disk.submit(self.now, IoKind::Write, slot, 1);
-        self.events.push(done, Event::WriteDone(gid));
+        self.io(IoKind::Write, slot, 1, vec![Event::WriteDone(gid)]);
         self.count22(|c| c.swap_out_writes += 1);
         PageStep::Wrote(if sync { SwapOutResult::WroteSync(gid) } else { SwapOutResult::Wrote })
     }

@@ -132,15 +132,18 @@ impl Machine {
             while j < reads.len() && reads[j] == reads[j - 1] + 1 {
                 j += 1;
             }
-            let done = self.disk.submit(self.now, IoKind::Read, reads[i], (j - i) as u32);
-            for &s in &reads[i..j] {
-                let g = self.slot_owner[s as usize];
-                if g == gid {
-                    self.events.push(done, Event::PageIn(p, gid));
-                } else {
-                    self.events.push(done, Event::Prefetched(g));
-                }
-            }
+            let arrivals = reads[i..j]
+                .iter()
+                .map(|&s| {
+                    let g = self.slot_owner[s as usize];
+                    if g == gid {
+                        Event::PageIn(p, gid)
+                    } else {
+                        Event::Prefetched(g)
+                    }
+                })
+                .collect();
+            self.io(IoKind::Read, reads[i], (j - i) as u32, arrivals);
             i = j;
         }
     }
