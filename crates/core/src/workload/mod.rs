@@ -17,6 +17,7 @@ mod layout;
 pub(crate) mod params;
 mod stream;
 
+mod bit_r;
 mod bitrev;
 mod growing_table;
 mod jacobi;
@@ -91,6 +92,7 @@ const WORKLOADS: &[Workload] = &[
     workload!(matmul, "matmul"),
     workload!(mergesort, "mergesort"),
     workload!(bitrev, "bitrev"),
+    workload!(bit_r, "bit-r"),
     workload!(jacobi, "jacobi"),
     workload!(spmv, "spmv"),
     workload!(shrinking_loop, "shrinking-loop"),

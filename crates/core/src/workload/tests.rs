@@ -68,7 +68,7 @@ fn read_all(mut src: Box<dyn RefSource>) -> Stream {
             let r = batch.get(i);
             let id = batch.id[i];
             assert_eq!(r.pid, 0);
-            assert!(r.repeat >= 1);
+            assert_eq!(r.repeat == 0, r.kind == AccessKind::Free, "{}: a free has repeat 0, a reference at least 1", meta.name);
             if let Some(prev) = out.refs.last() {
                 assert!(
                     !(prev.pid == r.pid && prev.page == r.page && prev.kind == r.kind && prev.repeat != u32::MAX),
@@ -122,6 +122,10 @@ const SMALL: &[(&str, &[(&str, &str)], bool)] = &[
     ("phases", &[("phases", "3"), ("refs_per_phase", "2000"), ("pages", "50")], true),
     ("growing-table", &[("pages", "40"), ("stages", "4"), ("lookups", "500")], true),
     ("spikes", &[("refs", "20000"), ("base_pages", "30"), ("spike_pages", "60")], true),
+    ("spikes", &[("refs", "20000"), ("base_pages", "30"), ("spike_pages", "60"), ("free_spikes", "false")], true),
+    ("bit-r", &[("n", "4096"), ("block", "4")], false),
+    ("bit-r", &[("n", "4096"), ("method", "naive"), ("elem_bytes", "8")], false),
+    ("lu", &[("n", "40"), ("schur", "temporary"), ("block", "8")], true),
 ];
 
 #[test]
@@ -135,6 +139,7 @@ fn workload_list_names_every_workload() {
             "matmul",
             "mergesort",
             "bitrev",
+            "bit-r",
             "jacobi",
             "spmv",
             "shrinking-loop",
@@ -426,7 +431,7 @@ fn workload_parameter_errors() {
     let e = open_err("nope", &[], 4096);
     assert!(e.starts_with("workload: unknown workload 'nope' (expected one of: lu, sor,"), "{e}");
     let e = open_err("lu", &[("bogus", "1")], 4096);
-    assert_eq!(e, "workload lu: unknown parameter 'bogus' (expected: n)");
+    assert_eq!(e, "workload lu: unknown parameter 'bogus' (expected: n, schur, block)");
     let e = open_err("sor", &[("bogus", "1")], 4096);
     assert_eq!(e, "workload sor: unknown parameter 'bogus' (expected: n, iterations)");
     let e = open_err("scan", &[("pages", "lots")], 4096);
@@ -1079,6 +1084,9 @@ fn workload_paper_write_every_page_before_reading_it() {
             for (i, r) in s.refs.iter().enumerate() {
                 if r.kind == AccessKind::Write {
                     written.insert(r.page);
+                } else if r.kind == AccessKind::Free {
+                    // given back: its contents are gone
+                    assert!(written.remove(&r.page), "{name} {params:?}: record {i} frees page {} it never wrote", r.page);
                 } else {
                     assert!(written.contains(&r.page), "{name} {params:?}: record {i} reads page {} before any write", r.page);
                 }
@@ -1117,29 +1125,7 @@ fn workload_paper_footprints() {
         let s = run("spec-apsi", &[("nx", "10"), ("ny", "7"), ("nz", "3"), ("iterations", "1")], ps, 1);
         assert_footprint(&s, &[210; 8], ps, &format!("spec-apsi page size {ps}"));
     }
-    // gzip: the tables (window 2 W, prev, head and d_buf 2 W each, l_buf W) and every page
-    // of every input; the outputs as far as the compressed data reaches.
-    let (w, file, files, ps) = (4096u64, 24 * 1024u64, 5u64, 512u64);
-    let s = run("spec-gzip", &[("files", "5"), ("file_kib", "24"), ("window_kib", "4")], ps, 1);
-    let tables = (2 * w + 3 * 2 * w + w) / ps;
-    let (input, output) = (file / ps, (2 * file + 64).div_ceil(ps));
-    let mut touched = std::collections::BTreeSet::new();
-    touched.extend(s.refs.iter().map(|r| r.page));
-    assert_eq!(touched.len() as u64, s.distinct as u64);
-    // window, prev and head whole; l_buf and d_buf as far as a block's items reach
-    assert!((0..6 * w / ps).all(|p| touched.contains(&p)), "every page of window, prev and head");
-    for f in 0..files {
-        let start = tables + f * (input + output);
-        assert!((start..start + input).all(|p| touched.contains(&p)), "file {f}: every input page");
-        let out = touched.range(start + input..start + input + output).count() as u64;
-        // random data (the fourth input) does not compress; the others do
-        if f == 3 {
-            assert!(out >= input && out <= input + 2, "file {f}: {out} output pages for {input} input pages");
-        } else {
-            assert!(out >= 1 && out < input * 4 / 5, "file {f}: {out} output pages for {input} input pages");
-        }
-    }
-    assert!(*touched.last().unwrap() < tables + files * (input + output));
+    // gzip: see workload_spec_gzip_layout
 }
 
 #[test]
@@ -1151,6 +1137,10 @@ fn workload_paper_parameter_errors() {
         ("npb-bt", "work", "cells", "one of grid, line"),
         ("spec-gzip", "window_kib", "3", "power of two from 1 to 16384"),
         ("spec-gzip", "level", "10", "from 1 to 9"),
+        ("spec-gzip", "level", "1,3,x", "from 1 to 9, comma-separated"),
+        ("spec-gzip", "level", "", "from 1 to 9"),
+        ("spec-gzip", "kinds", "log,pdf", "log, image, binary, random, tarball"),
+        ("spec-gzip", "free_between", "maybe", "true or false"),
         ("spec-gzip", "files", "0", "from 1"),
         ("spec-gzip", "file_kib", "lots", "from 1"),
         ("spec-mcf", "nodes", "1", "from 2"),
@@ -1242,52 +1232,6 @@ fn workload_npb_bt_line_solves_walk_up_and_down_each_line() {
     let line_run = run("npb-bt", &[("n", "8"), ("iterations", "1"), ("work", "line")], 64, 1).without_initialization();
     let lhs_start = 3 * npb_pages(5 * g, 64) + 2 * npb_pages(25 * n, 64);
     assert_eq!(lhs_writes(&line_run, lhs_start..u64::MAX), 3 * n * n * per_line);
-}
-
-/// For each page in `range`: the largest LRU stack distance at which it was referenced
-/// again (0 if referenced once).
-fn reuse_distances(s: &Stream, range: std::ops::Range<u64>) -> HashMap<u64, u32> {
-    let mut sd = crate::analysis::StackDistances::new();
-    let mut out: HashMap<u64, u32> = HashMap::new();
-    for (r, &id) in s.refs.iter().zip(&s.ids) {
-        let d = sd.reference(id, r.repeat);
-        if range.contains(&r.page) {
-            let e = out.entry(r.page).or_default();
-            *e = (*e).max(d);
-        }
-    }
-    out
-}
-
-#[test]
-fn workload_spec_gzip_touches_input_pages_once() {
-    // 512-byte pages, 4 KiB window: the tables are 16 (window) + 3 * 16 (prev, head,
-    // d_buf) + 8 (l_buf) = 72 pages, each input 64 pages and its output buffer 129.
-    // Input arrives in blocks of up to 2 W (16 pages): each page is written, then read
-    // by the copy into the window while little more than a block and the window are
-    // touched, and never again: LRU with a few dozen frames faults on it once.
-    let (ps, tables, input, output) = (512u64, 72u64, 64u64, 129u64);
-    let s = run("spec-gzip", &[("files", "5"), ("file_kib", "32"), ("window_kib", "4")], ps, 2);
-    for f in 0..5 {
-        let start = tables + f * (input + output);
-        let d = reuse_distances(&s, start..start + input);
-        assert_eq!(d.len() as u64, input, "file {f}: every input page");
-        assert!(d.values().all(|&x| x > 0 && x <= 40), "file {f}: input reuse distances {:?}", d.values().max());
-        // the output is written sequentially, once
-        let mut firsts: Vec<u64> = Vec::new();
-        for r in s.refs.iter().filter(|r| (start + input..start + input + output).contains(&r.page)) {
-            assert_eq!(r.kind, AccessKind::Write);
-            if !firsts.contains(&r.page) {
-                firsts.push(r.page);
-            }
-        }
-        assert!(firsts.windows(2).all(|w| w[1] == w[0] + 1), "file {f}: output pages in order");
-    }
-    // the hash chains are probed at data-dependent places: head[] reads are not sequential
-    let head = 32..48u64;
-    let reads: Vec<u64> = s.refs.iter().filter(|r| r.kind == AccessKind::Read && head.contains(&r.page)).map(|r| r.page).collect();
-    let ascending = reads.windows(2).filter(|w| w[1] >= w[0]).count() as f64 / reads.len() as f64;
-    assert!(ascending < 0.8, "{ascending}");
 }
 
 #[test]
@@ -1429,3 +1373,301 @@ fn workload_spec_apsi_column_solves_stride_across_pages() {
     assert_eq!(strides, [1, 2, 4].into());
 }
 
+
+// ------------------------------------------------------------------ stand-ins of issue 15
+
+/// The exact LRU fault curve of a workload run (the `pagelab mrc` curve).
+fn lru_curve(name: &str, params: &[(&str, &str)], page_size: u64) -> crate::analysis::LruFaultCurve {
+    crate::analysis::mrc(open(name, params, page_size, 1).as_mut(), &mut |_| true).unwrap()
+}
+
+/// Faults of `policy` on `frames` frames, by replay.
+fn replay_faults(name: &str, params: &[(&str, &str)], page_size: u64, policy: crate::policy::PolicyKind, frames: u64) -> u64 {
+    let (name, params) = (name.to_string(), kv(params));
+    let open = move || open_workload(&name, &params, page_size, 1);
+    let cfg = crate::replay::ReplayConfig { policies: vec![policy], frames: vec![frames], seed: 1 };
+    crate::replay::replay(&open, &cfg, &mut |_| true).unwrap()[0].faults
+}
+
+/// Pages touched and not freed after each record: the program's MAD as it runs.
+fn live_pages(s: &Stream) -> Vec<u64> {
+    let mut live = std::collections::HashSet::new();
+    s.refs
+        .iter()
+        .map(|r| {
+            if r.kind == AccessKind::Free {
+                live.remove(&r.page);
+            } else {
+                live.insert(r.page);
+            }
+            live.len() as u64
+        })
+        .collect()
+}
+
+/// References before the first moment `at_least` distinct pages had been touched.
+fn references_to_touch(s: &Stream, at_least: usize) -> u64 {
+    let mut seen = std::collections::HashSet::new();
+    let mut pos = 0u64;
+    for r in &s.refs {
+        seen.insert(r.page);
+        if seen.len() >= at_least {
+            return pos;
+        }
+        pos += r.repeat as u64;
+    }
+    pos
+}
+
+#[test]
+fn workload_bit_r_moves_every_element_four_times() {
+    // cobra: each element is read and written once into the buffer and once out of it
+    // (a swap is two reads and two writes for two elements): 4 references an element
+    for (n, block) in [(1u64 << 12, 4u64), (1 << 12, 64), (1 << 13, 8), (16, 1)] {
+        let (n_s, b_s) = (n.to_string(), block.to_string());
+        let s = run("bit-r", &[("n", &n_s), ("block", &b_s)], 512, 1);
+        assert_eq!(s.references(), 4 * n, "n = {n}, block = {block}");
+        assert_eq!(s.count(AccessKind::Write), 2 * n, "n = {n}, block = {block}");
+        // the array (4-byte elements) and the buffer of block^2 elements
+        assert_eq!(s.distinct as u64, (4 * n).div_ceil(512) + (4 * block * block).div_ceil(512), "n = {n}, block = {block}");
+    }
+    // naive: the bitrev loop, with 4-byte elements
+    let n = 1024u64;
+    let swaps = (0..n).filter(|&i| i < (i.reverse_bits() >> 54)).count() as u64;
+    let s = run("bit-r", &[("n", "1024"), ("method", "naive")], 512, 1);
+    assert_eq!(s.references(), 4 * swaps);
+    assert_eq!(s.distinct, 8);
+    let wide = run("bit-r", &[("n", "1024"), ("method", "naive"), ("elem_bytes", "8")], 512, 1);
+    assert_eq!(wide.refs, run("bitrev", &[("n", "1024")], 512, 1).refs, "8-byte naive bit-r is bitrev");
+}
+
+#[test]
+fn workload_bit_r_blocked_walk_faults_far_less_than_the_naive_walk() {
+    // 2^20 elements of 4 bytes: 1024 pages of 4 KiB. A tile pair of B = 32 touches 32
+    // rows on each side (128 bytes each, one page each) and the 1-page buffer: the block
+    // working set is 65 pages.
+    let params = |method: &'static str| [("n", "1048576"), ("block", "32"), ("method", method)];
+    let blocked = lru_curve("bit-r", &params("cobra"), 4096);
+    let naive = lru_curve("bit-r", &params("naive"), 4096);
+    assert_eq!((blocked.distinct_pages, naive.distinct_pages), (1025, 1024));
+    for frames in [100u64, 200, 400, 800] {
+        let (fb, fnv) = (blocked.faults_at(frames), naive.faults_at(frames));
+        assert!(fb * 8 < fnv, "{frames} frames: blocked {fb}, naive {fnv}");
+    }
+    // with the whole array in memory, only the first touches
+    assert_eq!(blocked.faults_at(1025), 1025);
+    assert_eq!(naive.faults_at(1024), 1024);
+    // below the block working set the blocked walk faults on every row again
+    assert!(blocked.faults_at(40) > 4 * blocked.faults_at(100), "{} vs {}", blocked.faults_at(40), blocked.faults_at(100));
+}
+
+#[test]
+fn workload_bit_r_acquires_its_allotment_quickly() {
+    // type 1: every page is touched within the first few percent of the run
+    for method in ["cobra", "naive"] {
+        let s = run("bit-r", &[("n", "262144"), ("method", method)], 4096, 1);
+        let total = s.references();
+        assert_eq!(s.distinct as usize, 256 + usize::from(method == "cobra"));
+        let t = references_to_touch(&s, 256);
+        assert!(t * 10 < total, "{method}: all pages after {t} of {total} references");
+    }
+}
+
+#[test]
+fn workload_bit_r_parameter_errors() {
+    let cases: &[(&[(&str, &str)], &str)] = &[
+        (&[("n", "1000")], "parameter 'n': expected a power of two"),
+        (&[("n", "2")], "parameter 'n'"),
+        (&[("block", "3")], "parameter 'block': expected a power of two B with B^2 <= n"),
+        (&[("n", "1024"), ("block", "64")], "parameter 'block'"),
+        (&[("elem_bytes", "3")], "parameter 'elem_bytes': expected 1, 2, 4, 8 or 16"),
+        (&[("elem_bytes", "32")], "parameter 'elem_bytes'"),
+        (&[("method", "recursive")], "parameter 'method': expected one of cobra, naive"),
+    ];
+    for &(params, expected) in cases {
+        let e = open_err("bit-r", params, 4096);
+        assert!(e.starts_with("workload bit-r: ") && e.contains(expected) && !e.contains('\n'), "{e}");
+    }
+}
+
+#[test]
+fn workload_spec_gzip_layout() {
+    // 512-byte pages, a 4 KiB window: tables of 16 (window) + 16 (prev) + 16 (head) + 8
+    // (inbuf) + 4 (outbuf) + 16 (d_buf) + 16 (inflate tables) = 92 pages; then three
+    // buffers of 24 KiB + 100 KiB (248 pages each), of which the input's 48 are used;
+    // then the validation samples (one page).
+    let (ps, tables, buf, used) = (512u64, 92u64, 248u64, 48u64);
+    let s = run("spec-gzip", &[("files", "2"), ("file_kib", "24"), ("window_kib", "4"), ("kinds", "log,random")], ps, 1);
+    let mut touched = std::collections::BTreeSet::new();
+    touched.extend(s.refs.iter().map(|r| r.page));
+    assert_eq!(touched.len() as u64, s.distinct as u64);
+    let has = |r: std::ops::Range<u64>| r.filter(|p| touched.contains(p)).count() as u64;
+    assert_eq!(has(0..48), 48, "window, prev and head");
+    assert_eq!(has(76..92), 16, "the inflate tables");
+    let [b0, b1, b2] = [tables, tables + buf, tables + 2 * buf];
+    // buffer 0: the input, whole; buffer 2: only spec_init's byte every KiB (every other
+    // page); buffer 1: the compressed data, at most the input's size (random data) or so
+    assert_eq!(has(b0..b0 + used), used);
+    assert_eq!(has(b0 + used..b0 + buf), 0);
+    assert_eq!(touched.range(b2..b2 + buf).copied().collect::<Vec<_>>(), (0..used / 2).map(|k| b2 + 2 * k).collect::<Vec<_>>());
+    let compressed = has(b1 + 1..b1 + buf);
+    assert!(compressed >= used / 2 && compressed <= used + 4, "{compressed} compressed pages");
+    assert_eq!(*touched.last().unwrap(), tables + 3 * buf, "the validation samples, last");
+    // the first run gives back every page it touched before the second, once each; the
+    // second run's memory is not freed (the process ends)
+    let first_free = s.refs.iter().position(|r| r.kind == AccessKind::Free).unwrap();
+    let mut run1: Vec<u64> = s.refs[..first_free].iter().map(|r| r.page).collect();
+    run1.sort_unstable();
+    run1.dedup();
+    let frees: Vec<u64> = s.refs.iter().filter(|r| r.kind == AccessKind::Free).map(|r| r.page).collect();
+    assert_eq!(frees, run1, "in page order, once");
+    let kept = run("spec-gzip", &[("files", "2"), ("file_kib", "24"), ("window_kib", "4"), ("kinds", "log,random"), ("free_between", "false")], ps, 1);
+    assert_eq!(kept.count(AccessKind::Free), 0);
+    assert!(kept.refs.iter().all(|r| r.kind != AccessKind::Free));
+    assert_eq!(kept.references(), s.references(), "the frees change no reference");
+}
+
+#[test]
+fn workload_spec_gzip_levels_pass_over_both_buffers() {
+    // every level compresses the whole input (buffer 0 read), clears it, uncompresses
+    // into it (written again) and clears the compressed data: per level, buffer 0 is
+    // read once through by the compression and written twice through
+    // 4 KiB pages, a 32 KiB window: 78 pages of tables, then buffer 0
+    let ps = 4096u64;
+    let one = run("spec-gzip", &[("files", "1"), ("file_kib", "64"), ("level", "1")], ps, 3);
+    let five = run("spec-gzip", &[("files", "1"), ("file_kib", "64")], ps, 3);
+    assert_eq!(one.distinct, five.distinct, "the levels reuse the same memory");
+    // input pages are written 1 (load) + 2 per level and read by each compression
+    let b0 = 78u64;
+    let writes = |s: &Stream| s.refs.iter().filter(|r| r.kind == AccessKind::Write && (b0..b0 + 16).contains(&r.page)).map(|r| r.repeat as u64).sum::<u64>();
+    // spec_init writes 4 bytes of each page; a page is 512 words
+    assert_eq!(writes(&one), 16 * (4 + 512 * 3));
+    assert_eq!(writes(&five), 16 * (4 + 512 + 5 * 2 * 512));
+    // old single-level settings still run
+    let six = run("spec-gzip", &[("files", "1"), ("file_kib", "64"), ("level", "6")], ps, 3);
+    assert!(six.references() > one.references());
+}
+
+#[test]
+fn workload_spec_gzip_is_type_1_with_reuse_over_its_buffers() {
+    let params = [("files", "1"), ("file_kib", "256"), ("window_kib", "32"), ("kinds", "image")];
+    let s = run("spec-gzip", &params, 4096, 1);
+    let footprint = s.distinct as u64;
+    // type 1: spec_init touches the three buffers at once
+    let t = references_to_touch(&s, (footprint * 9 / 10) as usize);
+    assert!(t * 50 < s.references(), "90% of the pages after {t} of {} references", s.references());
+    // the LRU curve: a knee near the window (window, prev, head and the buffers around
+    // them: 78 pages), then a plateau of the passes over the buffers down to the
+    // footprint, where only the first touches remain
+    let lru = lru_curve("spec-gzip", &params, 4096);
+    let (below, above) = (lru.faults_at(30), lru.faults_at(120));
+    assert!(below > 20 * above, "30 frames: {below}, 120 frames: {above}");
+    let half = footprint / 2;
+    assert!(lru.faults_at(half) > 3 * footprint, "{} faults at {half} frames", lru.faults_at(half));
+    assert_eq!(lru.faults_at(footprint), footprint);
+    // below the footprint OPT keeps part of the buffers from level to level: well below LRU
+    let opt = replay_faults("spec-gzip", &params, 4096, crate::policy::PolicyKind::Opt, half);
+    assert_eq!(replay_faults("spec-gzip", &params, 4096, crate::policy::PolicyKind::Lru, half), lru.faults_at(half));
+    assert!(opt * 10 < lru.faults_at(half) * 7, "OPT {opt}, LRU {} at {half} frames", lru.faults_at(half));
+}
+
+#[test]
+fn workload_spikes_give_their_regions_back() {
+    let params = [("refs", "100000"), ("base_pages", "50"), ("spike_pages", "200")];
+    let (base, spike, second) = (50u64, 200u64, 214u64);
+    let s = run("spikes", &params, 4096, 9);
+    let kept = run("spikes", &[params[0], params[1], params[2], ("free_spikes", "false")], 4096, 9);
+    // the same references; the frees come in addition
+    let references: Vec<Reference> = s.refs.iter().filter(|r| r.kind != AccessKind::Free).copied().collect();
+    assert_eq!(references, kept.refs);
+    assert_eq!(s.distinct, kept.distinct);
+    let frees: Vec<u64> = s.refs.iter().filter(|r| r.kind == AccessKind::Free).map(|r| r.page).collect();
+    assert_eq!(frees, (base..base + spike + second).collect::<Vec<_>>(), "each region, in order, once");
+    // MAD: the base set, up by a spike, back down after it, twice
+    let live = live_pages(&s);
+    let peak = |lo: f64, hi: f64| {
+        let n = live.len() as f64;
+        *live[(lo * n) as usize..(hi * n) as usize].iter().max().unwrap()
+    };
+    assert_eq!(peak(0.0, 0.25), base);
+    assert_eq!(peak(0.25, 0.5), base + spike);
+    assert_eq!(peak(0.5, 0.65), base);
+    assert_eq!(peak(0.65, 0.9), base + second);
+    assert_eq!(*live.last().unwrap(), base);
+    assert_eq!(*live_pages(&kept).last().unwrap(), base + spike + second);
+    let e = open_err("spikes", &[("free_spikes", "sometimes")], 4096);
+    assert_eq!(e, "workload spikes: parameter 'free_spikes': expected true or false, got 'sometimes'");
+}
+
+#[test]
+fn workload_lu_temporary_schur_update_climbs_and_drops() {
+    // n = 64 doubles (8 pages of 4 KiB per 64 rows: the matrix is 8 pages), block 8:
+    // steps at k = 0, 8, ..., 56, the first seven with a temporary of (56 - k)^2 doubles
+    let s = run("lu", &[("n", "64"), ("schur", "temporary"), ("block", "8")], 4096, 1);
+    let (matrix, first_t) = (8u64, (56u64 * 56 * 8).div_ceil(4096));
+    assert_eq!(s.distinct as u64, matrix + first_t);
+    let live = live_pages(&s);
+    assert_eq!(*live.iter().max().unwrap(), matrix + first_t);
+    assert_eq!(*live.last().unwrap(), matrix, "the last temporary is freed");
+    // seven hills, each climbing page by page from the matrix alone and back
+    let mut hills = Vec::new();
+    let mut top = 0;
+    for w in live.windows(2) {
+        if w[1] > w[0] && w[1] > matrix {
+            top = top.max(w[1]);
+        }
+        if w[1] == matrix && w[0] > matrix {
+            hills.push(top - matrix);
+            top = 0;
+        }
+    }
+    let expected: Vec<u64> = (1..8u64).map(|k| ((64 - 8 * k) * (64 - 8 * k) * 8).div_ceil(4096)).filter(|&p| p > 0).collect();
+    assert_eq!(hills, expected);
+    // in-place (the default) is the same program as before, whatever the block
+    let plain = run("lu", &[("n", "64")], 4096, 1);
+    assert_eq!(plain.refs, run("lu", &[("n", "64"), ("schur", "in-place"), ("block", "4")], 4096, 1).refs);
+    assert_eq!(plain.distinct, 8);
+    assert!(plain.refs.iter().all(|r| r.kind != AccessKind::Free));
+    let e = open_err("lu", &[("schur", "recursive")], 4096);
+    assert_eq!(e, "workload lu: parameter 'schur': expected one of in-place, temporary, got 'recursive'");
+    let e = open_err("lu", &[("block", "0")], 4096);
+    assert!(e.starts_with("workload lu: parameter 'block'"), "{e}");
+}
+
+/// Not a test of behaviour: the LRU fault curves (and OPT at a few sizes) of the
+/// stand-ins of token-ordered-lru.txt, new and old. `cargo test --release -p
+/// pagelab-core standins_report -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn standins_report() {
+    use crate::policy::PolicyKind;
+    let cases: &[(&str, &[(&str, &str)], &[f64])] = &[
+        ("bitrev", &[("n", "524288")], &[0.05, 0.1, 0.25, 0.5, 0.75, 1.0]),
+        ("bit-r", &[("n", "1048576")], &[0.05, 0.1, 0.25, 0.5, 0.75, 1.0]),
+        ("bit-r", &[("n", "1048576"), ("method", "naive")], &[0.05, 0.1, 0.25, 0.5, 0.75, 1.0]),
+        ("spec-gzip", &[("files", "1"), ("file_kib", "384"), ("level", "6"), ("kinds", "image")], &[0.05, 0.1, 0.25, 0.5, 0.75, 1.0]),
+        ("spec-gzip", &[("files", "1"), ("file_kib", "384"), ("kinds", "image")], &[0.05, 0.1, 0.25, 0.5, 0.75, 1.0]),
+        ("spikes", &[("base_pages", "300"), ("spike_pages", "800"), ("free_spikes", "false")], &[0.1, 0.25, 0.4, 0.5, 0.75, 1.0]),
+        ("spikes", &[("base_pages", "300"), ("spike_pages", "800")], &[0.1, 0.25, 0.4, 0.5, 0.75, 1.0]),
+        ("lu", &[("n", "300")], &[0.1, 0.25, 0.5, 0.75, 1.0]),
+        ("lu", &[("n", "300"), ("schur", "temporary")], &[0.1, 0.25, 0.5, 0.75, 1.0]),
+    ];
+    for &(name, params, fractions) in cases {
+        let t = Instant::now();
+        let curve = lru_curve(name, params, 4096);
+        let s = run(name, params, 4096, 1);
+        let peak = *live_pages(&s).iter().max().unwrap();
+        println!(
+            "{name} {params:?}: {} references, {} records, {} pages (peak {peak} live), {:.1} s",
+            curve.references,
+            curve.records,
+            curve.distinct_pages,
+            t.elapsed().as_secs_f64()
+        );
+        for &f in fractions {
+            let frames = ((curve.distinct_pages as f64 * f).round() as u64).max(1);
+            let opt = replay_faults(name, params, 4096, PolicyKind::Opt, frames);
+            println!("  {frames:>6} frames ({:>3.0}%): LRU {:>10}  OPT {:>10}  OPT/LRU {:.2}", f * 100.0, curve.faults_at(frames), opt, opt as f64 / curve.faults_at(frames) as f64);
+        }
+    }
+}
