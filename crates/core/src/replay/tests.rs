@@ -179,7 +179,7 @@ fn a_trace_with_frees_replays_by_the_rule() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("spikes.plt");
     let params: Vec<(String, String)> =
-        [("refs", "60000"), ("base_pages", "40"), ("spike_pages", "120")].iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        [("refs", "60000"), ("base_pages", "40"), ("spike_pages", "120"), ("free_spikes", "true")].iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let mut w = crate::workload::open_workload("spikes", &params, 4096, 3).unwrap();
     crate::trace::convert(w.as_mut(), &path, crate::trace::TraceFormat::Pagelab, false, &mut |_| true).unwrap();
     let open = || crate::trace::open_trace(&path, None, None);
@@ -201,7 +201,7 @@ fn a_trace_with_frees_replays_by_the_rule() {
     // without the frees LRU evicts them (the oldest) for the second spike, dirty
     let lru170 = r.iter().find(|x| x.policy == "lru" && x.frames == 170).unwrap();
     assert_eq!((lru170.faults, lru170.dirty_evictions), (288, 0));
-    let kept: Vec<(String, String)> = params.iter().cloned().chain([("free_spikes".to_string(), "false".to_string())]).collect();
+    let kept: Vec<(String, String)> = params.iter().filter(|(k, _)| k != "free_spikes").cloned().collect();
     let open_kept = move || crate::workload::open_workload("spikes", &kept, 4096, 3);
     let k = &run(&open_kept, &[PolicyKind::Lru], &[170])[0];
     assert_eq!(k.faults, 288);

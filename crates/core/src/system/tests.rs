@@ -735,7 +735,8 @@ fn a_page_freed_on_swap_or_while_written_gives_its_slot_back() {
 fn every_policy_reclaims_as_it_replays_with_frees() {
     use crate::policy::PolicyKind;
     use crate::replay::{replay, ReplayConfig};
-    let p = process("p", "spikes", &[("refs", 60_000), ("base_pages", 40), ("spike_pages", 100)]);
+    let mut p = process("p", "spikes", &[("refs", 60_000), ("base_pages", 40), ("spike_pages", 100)]);
+    p.params.insert("free_spikes".to_string(), serde_json::Value::Bool(true));
     let spec = p.source(4096, 0, 0).unwrap();
     for policy in PolicyKind::ALL.into_iter().filter(|k| !k.needs_future() && !k.variable_size()) {
         let mut cfg = config(90, vec![p.clone()]);

@@ -37,6 +37,7 @@ mod shrinking_loop;
 mod sor;
 mod spec_apsi;
 mod spec_gzip;
+mod spec_gzip_once;
 mod spec_mcf;
 mod spec_swim;
 mod spec_wupwise;

@@ -1,4 +1,4 @@
-//! SPEC CPU2000 164.gzip as the benchmark runs it (predictive-replacement.txt, Table 1;
+//! `spec-gzip` with `harness = spec`: SPEC CPU2000 164.gzip as the benchmark runs it (predictive-replacement.txt, Table 1;
 //! token-ordered-lru.txt, Table 1: input.graphic, max MAD 197.4 MB, type 1, "quickly
 //! acquiring memory allotments"): gzip 1.2.4's deflate and inflate, driven by SPEC's
 //! harness (spec.c, shared by 164.gzip and 256.bzip2), which does all its I/O in memory.
@@ -74,15 +74,16 @@ use super::{param, ParamInfo};
 use crate::Result;
 
 pub(super) const SUMMARY: &str =
-    "SPEC 164.gzip as run: per input, gzip's deflate and inflate at levels 1,3,5,7,9 between in-memory buffers (type 1)";
+    "SPEC gzip: deflate of several inputs, each touched once (harness=once); harness=spec: 164.gzip as run, deflate and inflate at levels 1,3,5,7,9 between in-memory buffers (type 1, reuse)";
 
 pub(super) const PARAMS: &[ParamInfo] = &[
     param("files", "5", "inputs, one run of the benchmark each (the paper: 5; kinds cycle through 'kinds')"),
     param("file_kib", "384", "size of each input in KiB, at most 1048576: each of the harness's three buffers holds this (the paper's runs: 64 MiB each, 192 MB)"),
     param("window_kib", "32", "sliding window in KiB, a power of two from 1 to 16384 (gzip: 32); head[] has as many entries"),
-    param("level", "1,3,5,7,9", "compression levels 1-9 in order, comma-separated: each compresses and uncompresses the input (SPEC: 1,3,5,7,9; one level, e.g. 6, is one pass)"),
-    param("kinds", "log,image,binary,random,tarball", "the inputs' kinds, comma-separated, cycled over the files (the paper's five; token-ordered LRU ran the image, input.graphic)"),
-    param("free_between", "true", "free the run's memory between inputs (each input is a new process); false: the next input reuses it"),
+    param("harness", "once", "once: each input deflated once from its own buffers, touched once (the program before issue 15, predictive-replacement.txt's gzip); spec: SPEC's harness, compress and uncompress at each level between three buffers (token-ordered-lru.txt's gzip)"),
+    param("level", "6", "compression level 1-9 (gzip's max_chain, nice_length, max_insert); with harness=spec a comma-separated list, each compressing and uncompressing the input, 1,3,5,7,9 (SPEC's) when not given"),
+    param("kinds", "log,image,binary,random,tarball", "with harness=spec: the inputs' kinds, comma-separated, cycled over the files (the paper's five; token-ordered LRU ran the image, input.graphic)"),
+    param("free_between", "true", "with harness=spec: free the run's memory between inputs (each input is a new process); false: the next input reuses it"),
 ];
 
 /// A value, or the consumer went away (see [`Flow`]).
@@ -135,7 +136,18 @@ const KINDS: [(&str, Kind); 5] = [
     ("tarball", Kind { copy: 0.7, longest: 64, uniform: false }),
 ];
 
+/// SPEC's levels, when `level` is not given with `harness = spec`.
+const SPEC_LEVELS: [u64; 5] = [1, 3, 5, 7, 9];
+
 pub(super) fn plan(p: &Params, page_size: u64, seed: u64) -> Result<Plan> {
+    if p.choice("harness", &["once", "spec"])? == "once" {
+        for name in ["kinds", "free_between"] {
+            if p.given(name).is_some() {
+                return Err(p.error(format!("parameter '{name}': only with harness=spec (harness=once cycles the five kinds and frees nothing)")));
+            }
+        }
+        return super::spec_gzip_once::plan(p, page_size, seed);
+    }
     let files = p.count("files", 1, 1 << 20)?;
     // the generator holds one input in memory
     let file_bytes = p.count("file_kib", 1, 1 << 20)? * 1024;
@@ -143,7 +155,10 @@ pub(super) fn plan(p: &Params, page_size: u64, seed: u64) -> Result<Plan> {
     if !window_kib.is_power_of_two() {
         return Err(p.error(format!("parameter 'window_kib': expected a power of two from 1 to 16384, got {window_kib}")));
     }
-    let levels = p.list("level", "compression levels from 1 to 9", |s| super::params::parse_whole(s).filter(|l| (1..=9).contains(l)))?;
+    let levels = match p.given("level") {
+        Some(_) => p.list("level", "compression levels from 1 to 9", |s| super::params::parse_whole(s).filter(|l| (1..=9).contains(l)))?,
+        None => SPEC_LEVELS.to_vec(),
+    };
     let kinds = p.list("kinds", "kinds among log, image, binary, random, tarball", |s| {
         KINDS.iter().find(|(name, _)| name.eq_ignore_ascii_case(s)).map(|&(_, k)| k)
     })?;
