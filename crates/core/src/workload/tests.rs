@@ -1805,8 +1805,8 @@ fn compat_system_configs() -> Vec<String> {
         )
     };
     vec![pair("none", "linux22", ""), pair("paper", "linux22", ""),
-         r#"{"system": {"frames": 60, "reclaim": "bsd"}, "swap": {"clustering": "mclustering", "read_around": "bsd"},
-             "processes": [{"name": "lu", "workload": "lu", "params": {"n": 128}, "seed": 1}]}"#.to_string()]
+         r#"{"system": {"frames": 30, "reclaim": "bsd"}, "swap": {"clustering": "mclustering", "read_around": "bsd"},
+             "processes": [{"name": "lu", "workload": "lu", "params": {"n": 160}, "seed": 1}]}"#.to_string()]
 }
 
 fn compat_system_summary(json: &str) -> Vec<[u64; 5]> {
@@ -1849,13 +1849,62 @@ fn old_workloads_give_old_numbers_bit_for_bit() {
         assert_eq!(compat_system_summary(json), old, "{json}");
     }
     assert_eq!(compat_replay("spikes", &[("refs", "200000"), ("base_pages", "50"), ("spike_pages", "200")]), COMPAT_OLD_REPLAY_SPIKES);
-    assert_eq!(compat_replay("lu", &[("n", "128")]), COMPAT_OLD_REPLAY_LU);
+    assert_eq!(compat_replay("lu", &[("n", "160")]), COMPAT_OLD_REPLAY_LU);
     // and the new stand-ins do differ from them where they should
     let freed = compat_replay("spikes", &[("refs", "200000"), ("base_pages", "50"), ("spike_pages", "200"), ("free_spikes", "true")]);
     assert_ne!(freed, COMPAT_OLD_REPLAY_SPIKES);
 }
 
-const COMPAT_OLD_STREAMS: [(u64, u64); 5] = [(0, 0); 5];
-const COMPAT_OLD_SYSTEMS: [&[[u64; 5]]; 3] = [&[], &[], &[]];
-const COMPAT_OLD_REPLAY_SPIKES: [u64; 8] = [0; 8];
-const COMPAT_OLD_REPLAY_LU: [u64; 8] = [0; 8];
+/// Printed by `compat_stream_hash` at da31785, in the order of [`COMPAT_STREAMS`].
+const COMPAT_OLD_STREAMS: [(u64, u64); 5] = [
+    (9231095523668428837, 130304),
+    (6627156539540845449, 199306),
+    (6111675053881084613, 269081),
+    (7947169643145377860, 1388559),
+    (8329267821277122997, 484148),
+];
+/// Per process: major faults, minor faults, page-outs, run time, dedicated time (ns).
+const COMPAT_OLD_SYSTEMS: [&[[u64; 5]]; 3] = [
+    &[[55051, 286, 55242, 1654117256333, 7833856000], [96610, 655, 33878, 2043960583440, 6400391000]],
+    &[[26985, 2265, 29096, 767808460426, 7833856000], [76135, 1175, 31687, 1242651493967, 6400391000]],
+    &LU_SYSTEM,
+];
+/// LRU, OPT, CLOCK at 40 and 120 frames (replay), then LRU at 40 and 120 (the curve).
+const COMPAT_OLD_REPLAY_SPIKES: [u64; 8] = [147981, 57758, 70333, 30161, 152430, 57830, 147981, 57758];
+const COMPAT_OLD_REPLAY_LU: [u64; 8] = [2906, 50, 414, 50, 2824, 50, 2906, 50];
+const LU_SYSTEM: [[u64; 5]; 1] = [[3085, 110, 2839, 24649788987, 84208400]];
+
+/// Not a test of behaviour: references and footprints of token-lru's stand-ins at the
+/// experiment's sizes, to set `cpu_ns_per_ref` so that a stand-in's run alone lasts as
+/// long as its predecessor's. `cargo test -p pagelab-core --lib standins_sizes --
+/// --ignored --nocapture`
+#[test]
+#[ignore]
+fn standins_sizes() {
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        ("bitrev", &[("n", "524288")]),
+        ("bit-r", &[("n", "1048576")]),
+        ("spec-gzip", &[("harness", "spec"), ("files", "1"), ("file_kib", "1160"), ("kinds", "image")]),
+        ("spikes", &[("base_pages", "300"), ("spike_pages", "800"), ("second_spike", "1.07"), ("refs", "3000000"), ("free_spikes", "true")]),
+        ("lu", &[("n", "300")]),
+        ("lu", &[("n", "300"), ("schur", "temporary")]),
+    ];
+    for &(name, params) in cases {
+        let mut src = open(name, params, 4096, 1);
+        let mut batch = RefBatch::default();
+        let (mut references, mut records, mut live, mut peak) = (0u64, 0u64, std::collections::HashSet::new(), 0usize);
+        while src.next_batch(&mut batch).unwrap() > 0 {
+            for i in 0..batch.len() {
+                references += batch.repeat[i] as u64;
+                records += 1;
+                if batch.kind[i] == AccessKind::Free {
+                    live.remove(&batch.page[i]);
+                } else {
+                    live.insert(batch.page[i]);
+                    peak = peak.max(live.len());
+                }
+            }
+        }
+        println!("SIZE {name} {params:?}: {references} references, {records} records, {} pages, peak {peak} live", src.distinct_pages());
+    }
+}
