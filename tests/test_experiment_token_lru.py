@@ -90,6 +90,28 @@ def test_measures_follow_table2s_order(quick):
     assert keys[0] == "gzip/vortex3: gzip" and keys[-1] == "LU-1/LU-2: LU-2" and len(keys) == 10
 
 
+def test_each_stand_in_has_its_lru_curve_alone_beside_the_pairs(quick):
+    """Issue 15: each program's exact LRU fault curve alone, beside its pair results, from
+    one Mattson pass; major faults only (the curve's compulsory faults left out)."""
+    import pagelab
+    from pagelab.experiments.token_lru import CURVE_PCTS, _pairs
+
+    run, out = quick
+    table = run.analysis.tables["table"]
+    spec = load_spec(EXPERIMENTS_DIR / "token-lru.toml", quick=True)
+    pairs = {p["pair"]["name"]: p for p in _pairs(spec)}
+    for _, row in table.iterrows():
+        pair = pairs[row["pair"]]
+        proc = next(q for q in pair["processes"] if q["name"] == row["program"])
+        curve = pagelab.mrc(pagelab.workload(proc["workload"], seed=int(proc.get("seed") or 0), **proc["params"]))
+        assert curve.distinct_pages == row["footprint_pages"]
+        assert row["alone_lru_faults_half_frames"] == curve.faults_at(pair["frames"] // 2) - curve.compulsory_faults
+        alone = [row[f"alone_lru_faults_{f}pct"] for f in CURVE_PCTS]
+        assert alone == sorted(alone, reverse=True) and alone[-1] == 0, alone
+    view = next(v for v in run.analysis.views if v.title.startswith("each stand-in alone under LRU"))
+    assert len(view.rows) == len(table)
+
+
 def test_a_second_run_reuses_every_point(quick, capsys):
     _, out = quick
     lines = []

@@ -1,7 +1,7 @@
 //! The pagelab binary reader on arbitrary bytes as a plain file (first byte: the page
 //! size to read at). Version 1 files (no checksums) reach the record parser directly;
-//! version 2 inputs are also read with their checksums recomputed, so that mutations of
-//! the body reach the parser and not only the checksum check.
+//! version 2 and 3 (free records) inputs are also read with their checksums recomputed,
+//! so that mutations of the body reach the parser and not only the checksum check.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pagelab_core::trace::TraceFormat;
@@ -9,10 +9,10 @@ use pagelab_core::trace::TraceFormat;
 #[path = "common.rs"]
 mod common;
 
-/// Recomputes the checksums of a version-2 file whose trailer can be walked.
+/// Recomputes the checksums of a version-2 or -3 file whose trailer can be walked.
 fn reseal(b: &mut [u8]) -> Option<()> {
     let le32 = |b: &[u8], at: usize| -> Option<u32> { Some(u32::from_le_bytes(b.get(at..at.checked_add(4)?)?.try_into().ok()?)) };
-    if b.len() < 56 || b[8] != 2 {
+    if b.len() < 56 || !(b[8] == 2 || b[8] == 3) {
         return None;
     }
     let trailer = usize::try_from(u64::from_le_bytes(b[48..56].try_into().ok()?)).ok()?;

@@ -16,7 +16,7 @@ from ._core import PagelabError
 from .files import parent_dirs
 from .figures.curves import draw_fault_curves, draw_mrc
 
-KIND_NAMES = ("read", "write", "instruction")
+KIND_NAMES = ("read", "write", "instruction", "free")
 #: the engine's whole numbers are 64-bit unsigned
 U64_MAX = (1 << 64) - 1
 

@@ -107,6 +107,8 @@ def cmd_trace_info(args) -> int:
         ["instructions", f"{info['instructions']:,} ({100 * info['instructions'] / refs:.1f}%)"],
         ["processes", str(len(info["processes"]))],
     ]
+    if info.get("frees"):
+        rows.insert(-1, ["frees (pages given back)", f"{info['frees']:,}"])
     for p in info["processes"]:
         label = f"  pid {p['pid']}" + (f" ({p['name']})" if p["name"] else "")
         rows.append([label, f"{p['references']:,} refs, {p['distinct_pages']:,} pages"])

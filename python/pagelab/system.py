@@ -213,7 +213,7 @@ class SystemResult:
     """The result of one timed run: per-process numbers, time series, token events."""
 
     PROCESS_COLUMNS = ["name", "start_ns", "end_ns", "runtime_ns", "dedicated_ns", "slowdown",
-                       "references", "records", "major_faults", "minor_faults", "page_ins",
+                       "references", "records", "major_faults", "minor_faults", "pages_freed", "page_ins",
                        "page_outs", "token_grabs", "token_held_ns", "suspended_ns"]
     SERIES_COLUMNS = ["process", "t_s", "mad", "rss", "nap", "npf"]
     SYSTEM_SERIES_COLUMNS = ["t_s", "free", "cpu_util", "disk_util"]

@@ -135,6 +135,7 @@ fn trace_info(py: Python<'_>, source: &Bound<'_, PyDict>, progress: Option<PyObj
     d.set_item("reads", info.reads)?;
     d.set_item("writes", info.writes)?;
     d.set_item("instructions", info.instructions)?;
+    d.set_item("frees", info.frees)?;
     let procs = PyList::empty(py);
     for p in &info.processes {
         let pd = PyDict::new(py);
@@ -396,6 +397,7 @@ fn system_result_dict<'py>(py: Python<'py>, r: &pagelab_core::system::SystemResu
         pd.set_item("records", p.counters.records)?;
         pd.set_item("major_faults", p.counters.major_faults)?;
         pd.set_item("minor_faults", p.counters.minor_faults)?;
+        pd.set_item("pages_freed", p.counters.pages_freed)?;
         pd.set_item("page_ins", p.counters.page_ins)?;
         pd.set_item("page_outs", p.counters.page_outs)?;
         pd.set_item("token_grabs", p.counters.token_grabs)?;

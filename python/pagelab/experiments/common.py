@@ -100,6 +100,40 @@ def footprint_pages(process: dict, page_size: int, base_dir: Path) -> int:
         raise PagelabError(f"process '{process.get('name', '?')}': {err}") from None
 
 
+def _source_key(process: dict, page_size: int, base_dir: Path) -> str:
+    if "workload" in process:
+        key = {"workload": process["workload"], "seed": int(process.get("seed") or 0), "page_size": page_size,
+               "params": {k: v for k, v in process.get("params", {}).items()}}
+    else:
+        path = Path(process["trace"])
+        key = {"trace": str(path if path.is_absolute() else base_dir / path), "format": process.get("format"),
+               "page_size": page_size}
+    return json.dumps(key, sort_keys=True)
+
+
+@functools.lru_cache(maxsize=64)
+def _lru_curve(key: str) -> api.MissRatioCurve:
+    spec = json.loads(key)
+    if "workload" in spec:
+        src = api.Workload(spec["workload"], seed=spec["seed"], page_size=spec["page_size"], **spec["params"])
+    else:
+        src = api.Trace(spec["trace"], format=spec.get("format"), page_size=spec["page_size"])
+    return api.mrc(src)
+
+
+def lru_faults_alone(process: dict, page_size: int, base_dir: Path, frames: Sequence[int]) -> List[int]:
+    """The process's major faults under LRU alone in ``frames`` frames, at each size given
+    (its exact LRU fault curve, one Mattson pass, cached): what the program does to memory
+    by itself, to read a pair's results beside (issue 15). Compulsory faults (a page's
+    first touch, and its first touch after a free), which the timed system counts as
+    minor, are left out."""
+    try:
+        curve = _lru_curve(_source_key(process, page_size, base_dir))
+    except PagelabError as err:
+        raise PagelabError(f"process '{process.get('name', '?')}': {err}") from None
+    return [curve.faults_at(max(1, int(f))) - int(curve.compulsory_faults) for f in frames]
+
+
 def reduction_pct(before: float, after: float) -> Optional[float]:
     """How much smaller ``after`` is than ``before``, in percent of ``before`` (negative
     when it grew). None when ``before`` is 0."""

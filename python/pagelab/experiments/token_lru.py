@@ -6,7 +6,10 @@ Every pair runs under each policy of ``[setup] policies`` (global LRU as in Linu
 is "none", the token-ordered LRU "paper"; the Linux 2.6.20 swap token and load control
 are there to compare), on memory that is ``memory`` times the pair's summed footprint.
 The measures are per program, keyed "PAIR: PROGRAM" in Table 2's order, so that a claim
-can compare them with the paper's numbers position by position."""
+can compare them with the paper's numbers position by position. Beside each program's
+pair results stands its stand-in's exact LRU fault curve alone (major faults at half the
+pair's frames and at 25-100% of its footprint; ``common.lru_faults_alone``), so that what
+a pair does to a program can be told from what the program does by itself (issue 15)."""
 
 from __future__ import annotations
 
@@ -19,7 +22,8 @@ import pandas as pd
 from .._core import PagelabError
 from ..figures.memory import plot_pair, plot_space_time_pair
 from ..system import normalize_config, safe_name
-from .common import base_table, engine_process, fmt_pct, footprint_pages, process_by_name, process_fields, reduction_pct
+from .common import (base_table, engine_process, fmt_pct, footprint_pages, lru_faults_alone, process_by_name,
+                     process_fields, reduction_pct)
 from .protocol import Analysis, Point, Results, Spec, View
 from .schema import ArrayOf, Field, Int, List_, Number, Str, Table
 
@@ -31,6 +35,8 @@ RUN_POLICIES = {
     "load_control": "load control on global LRU",
 }
 BASELINE, TOKEN = "none", "paper"
+#: sizes, in % of a program's footprint, at which its LRU fault curve alone is reported
+CURVE_PCTS = (25, 50, 75, 100)
 TABLE2_KEYS = ("lru_faults", "token_faults", "fault_reduction_pct", "lru_slowdown", "token_slowdown",
                "slowdown_reduction_pct")
 
@@ -152,7 +158,8 @@ def points(spec: Spec) -> List[Point]:
 def analyse(spec: Spec, results: Results) -> Analysis:
     policies = spec.table("setup")["policies"]
     m: Dict[str, dict] = {k: {} for k in MEASURES if not k.startswith("s54")}
-    rows, views_t2, views_other = [], [], []
+    rows, views_t2, views_other, views_curves = [], [], [], []
+    page_size = int(spec.table("base").get("system", {}).get("page_size", 4096))
     for p in _pairs(spec):
         pair = p["pair"]
         name = pair["name"]
@@ -181,6 +188,16 @@ def analyse(spec: Spec, results: Results) -> Analysis:
                     q = process_by_name(runs[pol], n)
                     row[f"{pol}_faults"] = q["major_faults"]
                     row[f"{pol}_slowdown"] = q["slowdown"]
+            # the stand-in alone under LRU: at half the pair's frames (an equal split), and
+            # at fractions of its own footprint (issue 15)
+            sizes = [p["frames"] // 2] + [p["sizes"][i] * f // 100 for f in CURVE_PCTS]
+            alone = lru_faults_alone(p["processes"][i], page_size, spec.path.resolve().parent, sizes)
+            row["alone_lru_faults_half_frames"] = alone[0]
+            for f, v in zip(CURVE_PCTS, alone[1:]):
+                row[f"alone_lru_faults_{f}pct"] = v
+            views_curves.append([name, row["paper_program"], f"{n} ({p['processes'][i].get('workload', 'trace')})",
+                                 f"{p['sizes'][i]:,}", f"{lru[i]['major_faults']:,}", f"{alone[0]:,}"]
+                                + [f"{v:,}" for v in alone[1:]])
             rows.append(row)
             views_t2.append([name, row["paper_program"], f"{row['lru_faults']:,}", f"{pair['paper']['lru_faults'][i]:,.0f}",
                              f"{row['token_faults']:,}", f"{pair['paper']['token_faults'][i]:,.0f}",
@@ -203,6 +220,10 @@ def analyse(spec: Spec, results: Results) -> Analysis:
                   views_t2, readme=True)]
     if views_other:
         views.append(View("the other policies", ["pair", "program", "policy", "faults", "slowdown"], views_other))
+    views.append(View("each stand-in alone under LRU (major faults from its exact LRU fault curve), beside its "
+                      "LRU faults in the pair",
+                      ["pair", "program", "stand-in", "footprint", "LRU faults in the pair", "alone, half the frames"]
+                      + [f"alone, {f}% of footprint" for f in CURVE_PCTS], views_curves))
     lines, summary = [], {"pairs": [{"name": p["pair"]["name"], "frames": p["frames"], "footprints": p["sizes"]}
                                     for p in _pairs(spec)]}
     if spec.table("section54") is not None:

@@ -28,7 +28,7 @@ use std::sync::Arc;
 use crate::hint::{prefetch, PREFETCH_DISTANCE};
 use crate::policy::{build, next_use_times, PolicyKind, NEVER};
 use crate::stream::for_each_batch;
-use crate::trace::{PageId, Progress, RefSource};
+use crate::trace::{AccessKind, PageId, Progress, RefSource};
 use crate::{Error, Result};
 
 /// `flags` bit: the residency ended by an eviction (otherwise the page was still
@@ -255,6 +255,17 @@ pub fn fault_parameters(
             }
             let t = time + i as u64;
             let st = pages[id as usize];
+            if batch.kind[i] == AccessKind::Free {
+                // as replay: a resident page leaves without a fault, its residency ends
+                // here (it is not refaulted), and its next touch is compulsory
+                if st.resident {
+                    replacement.on_remove(id);
+                    evict(&mut out, &mut pages, id, t, faults)?;
+                    resident -= 1;
+                }
+                pages[id as usize] = UNSEEN;
+                continue;
+            }
             if st.resident {
                 replacement.on_hit(id, t);
             } else {
@@ -327,16 +338,18 @@ fn evict(out: &mut FaultParameters, pages: &mut [PageState], victim: PageId, t: 
 fn future_pass(open: &dyn Fn() -> Result<Box<dyn RefSource>>, progress: Progress) -> Result<Vec<u32>> {
     let mut src = open()?;
     let mut ids: Vec<PageId> = Vec::new();
+    let mut kinds: Vec<AccessKind> = Vec::new();
     let mut pages = 0usize;
     for_each_batch(src.as_mut(), progress, |batch, distinct| {
         if ids.len() + batch.len() >= NEVER as usize {
             return Err(Error::invalid("opt", format!("the stream has more than {} records, the most OPT handles", NEVER - 1)));
         }
         ids.extend_from_slice(&batch.id);
+        kinds.extend_from_slice(&batch.kind);
         pages = distinct;
         Ok(())
     })?;
-    Ok(next_use_times(&ids, pages))
+    Ok(next_use_times(&ids, &kinds, pages))
 }
 
 #[cfg(test)]

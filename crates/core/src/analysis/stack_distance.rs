@@ -11,7 +11,7 @@
 
 use crate::hint::{prefetch, PREFETCH_DISTANCE};
 use crate::stream::for_each_batch;
-use crate::trace::{PageId, Progress, RefSource};
+use crate::trace::{has_frees, AccessKind, PageId, Progress, RefBatch, RefSource};
 use crate::Result;
 
 /// Fault counts of exact LRU for every memory size.
@@ -38,6 +38,9 @@ impl LruFaultCurve {
     }
 }
 
+/// The owner of a slot that holds a hole (a freed page's place in the stack).
+const HOLE: PageId = PageId::MAX;
+
 /// Slots per block of the live-slot bitmap: a distance query popcounts at most one
 /// block's words and walks a Fenwick tree over blocks.
 const BLOCK_SLOTS: u32 = 512;
@@ -61,8 +64,14 @@ pub struct StackDistances {
     last: Vec<u32>,
     /// Next free slot (0-based).
     now: u32,
-    /// Pages referenced so far (= live slots).
+    /// Entries of the stack (= live slots): pages, and holes left by freed pages.
     live: u32,
+    /// Distinct pages referenced so far: one more than the largest id (ids are dense,
+    /// in first-touch order).
+    distinct: u32,
+    /// Slots holding a hole: the place in the stack of a page freed since (see
+    /// [`StackDistances::free`]). Empty unless the stream frees pages.
+    holes: std::collections::BTreeSet<u32>,
     /// `histogram[d]` = references at stack distance `d` (d >= 1).
     histogram: Vec<u64>,
     /// Distances not yet counted in `histogram`: counting them in a separate pass lets
@@ -133,6 +142,7 @@ impl StackDistances {
     fn rebuild_with_capacity(&mut self, capacity: u32) {
         let capacity = capacity.div_ceil(BLOCK_SLOTS) * BLOCK_SLOTS;
         let mut owner = vec![0; capacity as usize];
+        let mut holes = std::collections::BTreeSet::new();
         let mut next = 0u32;
         for (w, &bits) in self.live_bits.iter().enumerate() {
             let mut bits = bits;
@@ -140,12 +150,17 @@ impl StackDistances {
                 let slot = w as u32 * 64 + bits.trailing_zeros();
                 bits &= bits - 1;
                 let page = self.owner[slot as usize];
-                self.last[page as usize] = next + 1;
+                if page == HOLE {
+                    holes.insert(next);
+                } else {
+                    self.last[page as usize] = next + 1;
+                }
                 owner[next as usize] = page;
                 next += 1;
             }
         }
         self.owner = owner;
+        self.holes = holes;
         self.live_bits = vec![0; (capacity / 64) as usize];
         let nblocks = (capacity / BLOCK_SLOTS) as usize;
         self.blocks = vec![0; nblocks + 1];
@@ -181,12 +196,28 @@ impl StackDistances {
         let prev = self.last[p];
         let distance = if prev == 0 {
             self.compulsory += 1;
-            self.live += 1;
+            self.distinct = self.distinct.max(page + 1);
+            match self.holes.pop_last() {
+                // memory of every size with a free frame (a hole above its bottom) fills
+                // it: the topmost hole goes
+                Some(hole) => self.clear_live(hole),
+                None => self.live += 1,
+            }
             0
         } else {
             let slot = prev - 1;
             let d = self.live - self.live_before(slot);
-            self.clear_live(slot);
+            match self.holes.last() {
+                Some(&hole) if hole > slot => {
+                    // memory smaller than d with a free frame fills it, memory of d or more
+                    // keeps its free frame: the topmost hole moves down to the page's place
+                    self.holes.remove(&hole);
+                    self.clear_live(hole);
+                    self.owner[slot as usize] = HOLE;
+                    self.holes.insert(slot);
+                }
+                _ => self.clear_live(slot),
+            }
             d
         };
         self.pending.push(distance);
@@ -207,10 +238,29 @@ impl StackDistances {
         distance
     }
 
+    /// The page is freed (a free record): its place in the stack becomes a hole, a free
+    /// frame in memory of every size that held the page, and the page is forgotten, so
+    /// that its next reference is a first reference again (a compulsory fault at every
+    /// size). LRU with frees stays a stack algorithm (memory of s frames holds what memory
+    /// of s + 1 holds but one page, or the same less a free frame), with this update:
+    /// a reference at stack distance d (infinite for a first reference) moves the
+    /// topmost hole above d to the page's place (at a first reference the hole goes),
+    /// since memory smaller than d fills its free frame and memory of d or more keeps it.
+    pub fn free(&mut self, page: PageId) {
+        let p = page as usize;
+        if let Some(&prev) = self.last.get(p) {
+            if prev != 0 {
+                self.owner[(prev - 1) as usize] = HOLE;
+                self.holes.insert(prev - 1);
+                self.last[p] = 0;
+            }
+        }
+    }
+
     /// Counts the pending distances into the histogram.
     pub fn flush(&mut self) {
-        if self.histogram.len() <= self.live as usize {
-            self.histogram.resize(self.live as usize + 1, 0);
+        if self.histogram.len() <= self.distinct as usize {
+            self.histogram.resize(self.distinct as usize + 1, 0);
         }
         let pending = std::mem::take(&mut self.pending);
         for (i, &d) in pending.iter().enumerate() {
@@ -234,7 +284,7 @@ impl StackDistances {
     /// Faults at every size 1..=distinct pages (compulsory included). Call
     /// [`StackDistances::flush`] first.
     pub fn fault_curve(&self) -> Vec<u64> {
-        let pages = self.live as usize;
+        let pages = self.distinct as usize;
         let mut faults = vec![0u64; pages];
         // faults(s) = compulsory + references at distance > s
         let mut beyond = 0u64;
@@ -255,26 +305,40 @@ impl StackDistances {
     }
 }
 
-/// The exact LRU fault curve of a stream, in one pass.
+/// Feeds one batch to `sd`; returns its references. `FREES`: some records are frees.
+#[inline(always)]
+fn feed<const FREES: bool>(sd: &mut StackDistances, batch: &RefBatch) -> u64 {
+    let ids = &batch.id;
+    let mut references = 0u64;
+    for (i, (&id, &repeat)) in ids.iter().zip(&batch.repeat).enumerate() {
+        if let Some(&ahead) = ids.get(i + PREFETCH_DISTANCE) {
+            sd.prefetch_page(ahead);
+        }
+        if FREES && batch.kind[i] == AccessKind::Free {
+            sd.free(id);
+            continue;
+        }
+        sd.reference(id, repeat);
+        references += repeat as u64;
+    }
+    references
+}
+
+/// The exact LRU fault curve of a stream, in one pass. A free record takes its page
+/// out of the stack ([`StackDistances::free`]).
 pub fn mrc(src: &mut dyn RefSource, progress: Progress) -> Result<LruFaultCurve> {
     let mut sd = StackDistances::new();
     let mut references = 0u64;
     let records = for_each_batch(src, progress, |batch, _| {
-        let ids = &batch.id;
-        for (i, (&id, &repeat)) in ids.iter().zip(&batch.repeat).enumerate() {
-            if let Some(&ahead) = ids.get(i + PREFETCH_DISTANCE) {
-                sd.prefetch_page(ahead);
-            }
-            sd.reference(id, repeat);
-            references += repeat as u64;
-        }
+        // the loop that tests for frees only for the batches that hold one
+        references += if has_frees(&batch.kind) { feed::<true>(&mut sd, batch) } else { feed::<false>(&mut sd, batch) };
         Ok(())
     })?;
     sd.flush();
     Ok(LruFaultCurve {
         records,
         references,
-        distinct_pages: sd.live as u64,
+        distinct_pages: sd.distinct as u64,
         compulsory_faults: sd.compulsory,
         faults: sd.fault_curve(),
     })

@@ -10,7 +10,7 @@
 use std::collections::BinaryHeap;
 
 use super::ReplacementPolicy;
-use crate::trace::PageId;
+use crate::trace::{has_frees, AccessKind, PageId};
 
 /// Next-use time of a record whose page is never touched again.
 pub const NEVER: u32 = u32::MAX;
@@ -21,13 +21,23 @@ const NOT_RESIDENT: u32 = 0;
 /// For each record index `t` of `ids`, the index of the next record with the same id,
 /// or [`NEVER`]. `pages` bounds the ids. One backward pass: the output is written in
 /// order and only the per-page `following` array is accessed at random.
-pub fn next_use_times(ids: &[PageId], pages: usize) -> Vec<u32> {
+///
+/// `kinds` (empty, or one per id) marks free records: a page freed before its next
+/// touch is not used again (its next touch is a new, zero-filled page), so the records
+/// before a free get [`NEVER`], and so does the free itself.
+pub fn next_use_times(ids: &[PageId], kinds: &[AccessKind], pages: usize) -> Vec<u32> {
+    debug_assert!(kinds.is_empty() || kinds.len() == ids.len());
     let mut next = vec![NEVER; ids.len()];
     let mut following = vec![NEVER; pages];
+    let frees = !kinds.is_empty() && has_frees(kinds);
     for t in (0..ids.len()).rev() {
         let id = ids[t] as usize;
         if id >= following.len() {
             following.resize(id + 1, NEVER);
+        }
+        if frees && kinds[t] == AccessKind::Free {
+            following[id] = NEVER;
+            continue;
         }
         next[t] = following[id];
         following[id] = t as u32;
@@ -106,6 +116,12 @@ mod tests {
 
     #[test]
     fn next_use_of_a_small_stream() {
-        assert_eq!(next_use_times(&[0, 1, 0, 2, 1, 0], 3), vec![2, 4, 5, NEVER, NEVER, NEVER]);
+        assert_eq!(next_use_times(&[0, 1, 0, 2, 1, 0], &[], 3), vec![2, 4, 5, NEVER, NEVER, NEVER]);
+        // a free of page 0 at 2: the touch at 0 is its last use; the one at 3 starts anew
+        use AccessKind::{Free, Read};
+        assert_eq!(
+            next_use_times(&[0, 1, 0, 0, 1, 0], &[Read, Read, Free, Read, Read, Read], 2),
+            vec![NEVER, 4, NEVER, 5, NEVER, NEVER]
+        );
     }
 }

@@ -138,7 +138,7 @@ pub fn replay(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig,
     } else {
         None
     };
-    let next_use = recorded.as_ref().map(|r| Arc::new(next_use_times(&r.ids, r.distinct_pages)));
+    let next_use = recorded.as_ref().map(|r| Arc::new(next_use_times(&r.ids, &r.kinds, r.distinct_pages)));
     let mut sims: Vec<Box<dyn Simulate>> = Vec::new();
     let mut labels = Vec::new();
     for &policy in &cfg.policies {

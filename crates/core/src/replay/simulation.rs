@@ -4,7 +4,7 @@
 
 use crate::hint::{prefetch, PREFETCH_DISTANCE};
 use crate::policy::ReplacementPolicy;
-use crate::trace::{AccessKind, PageId};
+use crate::trace::{has_frees, AccessKind, PageId};
 
 use super::ReplayResult;
 
@@ -62,22 +62,9 @@ impl<P: ReplacementPolicy> PoolSimulation<P> {
         self.resident_until = t;
     }
 
-    fn evict(&mut self, victim: PageId) {
-        let vs = &mut self.state[victim as usize];
-        if *vs & DIRTY != 0 {
-            self.dirty_evictions += 1;
-        }
-        *vs = SEEN;
-    }
-}
-
-impl<P: ReplacementPolicy> Simulate for PoolSimulation<P> {
-    fn run(&mut self, ids: &[PageId], kinds: &[AccessKind], vpages: &[u64], pages: usize, time: u64) {
-        if pages > self.state.len() {
-            let grow = pages.max(self.state.len() * 3 / 2);
-            self.state.resize(grow, 0);
-            self.policy.reserve_pages(grow);
-        }
+    /// The records of one batch; `FREES`: some of them are frees.
+    #[inline(always)]
+    fn records<const FREES: bool>(&mut self, ids: &[PageId], kinds: &[AccessKind], vpages: &[u64], time: u64) {
         for (i, (&id, &kind)) in ids.iter().zip(kinds).enumerate() {
             if let Some(&ahead) = ids.get(i + PREFETCH_DISTANCE) {
                 prefetch(&self.state, ahead as usize);
@@ -85,6 +72,10 @@ impl<P: ReplacementPolicy> Simulate for PoolSimulation<P> {
             }
             let t = time + i as u64;
             let st = self.state[id as usize];
+            if FREES && kind == AccessKind::Free {
+                self.free(id, st, t);
+                continue;
+            }
             if st & RESIDENT != 0 {
                 self.policy.on_hit(id, t);
             } else {
@@ -115,6 +106,45 @@ impl<P: ReplacementPolicy> Simulate for PoolSimulation<P> {
                 // the resident set after this record: the window W(t, tau) for Working Set
                 self.account_resident(t + 1);
             }
+        }
+    }
+
+    /// A free record at `t` (the page's state `st`): a resident page leaves memory with
+    /// no fault and no write-back, and the page is forgotten, so that its next touch is
+    /// a fault counted as compulsory (a zero-filled page, as after munmap and mmap).
+    fn free(&mut self, id: PageId, st: u8, t: u64) {
+        if st & RESIDENT != 0 {
+            self.policy.on_remove(id);
+            self.account_resident(t);
+            self.resident -= 1;
+            if self.policy.variable_size() {
+                self.account_resident(t + 1);
+            }
+        }
+        self.state[id as usize] = 0;
+    }
+
+    fn evict(&mut self, victim: PageId) {
+        let vs = &mut self.state[victim as usize];
+        if *vs & DIRTY != 0 {
+            self.dirty_evictions += 1;
+        }
+        *vs = SEEN;
+    }
+}
+
+impl<P: ReplacementPolicy> Simulate for PoolSimulation<P> {
+    fn run(&mut self, ids: &[PageId], kinds: &[AccessKind], vpages: &[u64], pages: usize, time: u64) {
+        if pages > self.state.len() {
+            let grow = pages.max(self.state.len() * 3 / 2);
+            self.state.resize(grow, 0);
+            self.policy.reserve_pages(grow);
+        }
+        // the loop that tests for frees only for the batches that hold one
+        if has_frees(kinds) {
+            self.records::<true>(ids, kinds, vpages, time);
+        } else {
+            self.records::<false>(ids, kinds, vpages, time);
         }
     }
 

@@ -141,9 +141,118 @@ fn variable_size_policies_run_once_and_report_their_memory() {
     assert!(r[0].counters.is_empty());
 }
 
+fn rec(page: u64, kind: AccessKind) -> Reference {
+    Reference { pid: 0, page, kind, repeat: if kind == AccessKind::Free { 0 } else { 1 }, gap: 0 }
+}
+
+#[test]
+fn a_freed_page_leaves_memory_and_its_next_touch_is_compulsory_for_every_policy() {
+    use AccessKind::{Free, Read, Write};
+    // four pages written, page 2 freed and touched again, a free of a page never
+    // touched, page 0 freed while dirty: with room for all, every policy faults on the
+    // four first touches and on the touch after the free, and writes nothing back
+    let refs = vec![
+        rec(0, Write), rec(1, Write), rec(2, Write), rec(3, Read),
+        rec(2, Free), rec(2, Read), rec(9, Free), rec(0, Free), rec(1, Read),
+    ];
+    let open = move || Ok(Box::new(VecSource::new("t", 4096, refs.clone())) as Box<dyn RefSource>);
+    for r in run(&open, &PolicyKind::ALL, &[10]) {
+        assert_eq!((r.faults, r.compulsory_faults, r.dirty_evictions), (5, 5, 0), "{}", r.policy);
+        assert_eq!((r.records, r.references), (9, 6), "{}", r.policy);
+    }
+    // one frame short: after the free of 0 the pool has room again, so 2's touch takes
+    // no victim; without the frees it would have evicted dirty pages
+    use AccessKind::Free as F;
+    let tight = vec![rec(0, Write), rec(1, Write), rec(2, Write), rec(0, F), rec(3, Read), rec(1, Read), rec(0, Read)];
+    let open = move || Ok(Box::new(VecSource::new("t", 4096, tight.clone())) as Box<dyn RefSource>);
+    let r = run(&open, &[PolicyKind::Lru], &[3]);
+    // 0, 1, 2, 3 first touches, 1 hit, 0 again (compulsory: freed) evicting 2 (dirty)
+    assert_eq!((r[0].faults, r[0].compulsory_faults, r[0].dirty_evictions), (5, 5, 1));
+}
+
+#[test]
+fn a_trace_with_frees_replays_by_the_rule() {
+    // the spikes workload gives its regions back; written to a trace and read again, its
+    // replay counts what the rule says: LRU equals the one-pass curve (where a free takes
+    // the page out of the stack), OPT is below every policy, each first touch and each
+    // touch after a free is compulsory
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spikes.plt");
+    let params: Vec<(String, String)> =
+        [("refs", "60000"), ("base_pages", "40"), ("spike_pages", "120"), ("free_spikes", "true")].iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let mut w = crate::workload::open_workload("spikes", &params, 4096, 3).unwrap();
+    crate::trace::convert(w.as_mut(), &path, crate::trace::TraceFormat::Pagelab, false, &mut |_| true).unwrap();
+    let open = || crate::trace::open_trace(&path, None, None);
+    let curve = mrc(open().unwrap().as_mut(), &mut |_| true).unwrap();
+    // 40 + 120 + 128 pages; the spikes' pages are never touched after their free
+    assert_eq!((curve.distinct_pages, curve.compulsory_faults), (288, 288));
+    let frames = [20u64, 60, 100, 170, 300];
+    let r = run(&open, &PolicyKind::ALL, &frames);
+    for &f in &frames {
+        let opt = faults(&r, "opt", f);
+        for x in r.iter().filter(|x| x.frames == f) {
+            assert!(opt <= x.faults, "{} at {f}", x.policy);
+            assert_eq!(x.compulsory_faults, 288, "{} at {f}", x.policy);
+        }
+        assert_eq!(faults(&r, "lru", f), curve.faults_at(f), "lru at {f}");
+    }
+    // the base set and one spike fit in 170 frames: only compulsory faults, and nothing
+    // is written back, since the first spike's pages are gone when the second comes;
+    // without the frees LRU evicts them (the oldest) for the second spike, dirty
+    let lru170 = r.iter().find(|x| x.policy == "lru" && x.frames == 170).unwrap();
+    assert_eq!((lru170.faults, lru170.dirty_evictions), (288, 0));
+    let kept: Vec<(String, String)> = params.iter().filter(|(k, _)| k != "free_spikes").cloned().collect();
+    let open_kept = move || crate::workload::open_workload("spikes", &kept, 4096, 3);
+    let k = &run(&open_kept, &[PolicyKind::Lru], &[170])[0];
+    assert_eq!(k.faults, 288);
+    assert!(k.dirty_evictions >= 118, "{}", k.dirty_evictions);
+    // the fault parameters replay the same way
+    let fp = crate::analysis::fault_parameters(&open, PolicyKind::Lru, 100, 7, &mut |_| true).unwrap();
+    assert_eq!((fp.faults, fp.compulsory_faults), (faults(&r, "lru", 100), 288));
+    let fp = crate::analysis::fault_parameters(&open, PolicyKind::Opt, 100, 7, &mut |_| true).unwrap();
+    assert_eq!(fp.faults, faults(&r, "opt", 100));
+}
+
 mod properties {
     use super::*;
     use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// With free records anywhere: OPT still faults no more than any fixed-size
+        /// policy, LRU still equals the curve, and every policy's compulsory faults are
+        /// the first touches plus the touches after a free.
+        #[test]
+        fn invariants_with_frees(pages in prop::collection::vec(0u64..30, 1..500),
+                                 kinds in prop::collection::vec(0u8..10, 500),
+                                 frames in 1u64..35) {
+            let refs: Vec<Reference> = pages.iter().zip(&kinds).map(|(&page, &k)| match k {
+                0 => rec(page, AccessKind::Free),
+                1..=3 => rec(page, AccessKind::Write),
+                _ => rec(page, AccessKind::Read),
+            }).collect();
+            let mut live = std::collections::HashSet::new();
+            let mut compulsory = 0u64;
+            for x in &refs {
+                if x.kind == AccessKind::Free {
+                    live.remove(&x.page);
+                } else if live.insert(x.page) {
+                    compulsory += 1;
+                }
+            }
+            let open = move || Ok(Box::new(VecSource::new("p", 4096, refs.clone())) as Box<dyn RefSource>);
+            let r = run(&open, &PolicyKind::ALL, &[frames]);
+            let curve = mrc(open().unwrap().as_mut(), &mut |_| true).unwrap();
+            let opt = faults(&r, "opt", frames);
+            for x in &r {
+                prop_assert!(x.frames == 0 || opt <= x.faults, "{}: {} < opt {}", x.policy, x.faults, opt);
+                prop_assert_eq!(x.compulsory_faults, compulsory);
+                prop_assert!(x.dirty_evictions <= x.faults);
+            }
+            prop_assert_eq!(faults(&r, "lru", frames), curve.faults_at(frames));
+            prop_assert_eq!(curve.compulsory_faults, compulsory);
+        }
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]

@@ -56,6 +56,14 @@ enum RunOutcome {
     Finished,
 }
 
+/// Why the hot loop stopped before its limit.
+enum Stop {
+    /// A fault on the local page, at this virtual page.
+    Fault(u32, u64),
+    /// A free record of the local page.
+    Free(u32),
+}
+
 /// What the fault path decided.
 pub(super) enum FaultOutcome {
     /// Resolved at once (minor fault): re-execute the record.
@@ -408,7 +416,8 @@ impl Machine {
             Event::WriteDone(gid) => {
                 let f = self.pages.flags[gid as usize];
                 let mut nf = f & !WRITING;
-                if f & DIRTY == 0 && f & TOUCHED != 0 {
+                // (a page freed while written has no slot: its copy is of nothing)
+                if f & DIRTY == 0 && f & TOUCHED != 0 && self.pages.slot[gid as usize] != NO_SLOT {
                     nf |= SWAP_VALID;
                 } else if self.swap_cfg.frees_stale_slots() {
                     // stale (written again since) or its process exited: free the slot
@@ -485,6 +494,19 @@ impl Machine {
     /// page-in's (`induced`, a fault made for the process) is mapped and referenced, a
     /// page of the working set. The owner goes on if it faulted on the page meanwhile.
     fn arrived_unasked(&mut self, gid: Gid, induced: bool) {
+        if self.pages.flags[gid as usize] & (PAGING_IN | TOUCHED) == PAGING_IN {
+            // freed while its read was in flight: the frame goes back to the pool
+            self.pages.flags[gid as usize] = 0;
+            self.free_frame();
+            let owner = self.pages.owner[gid as usize];
+            let proc = &mut self.procs[owner as usize];
+            if proc.waiting_on == gid {
+                // it touched the page again meanwhile: it faults on it anew
+                proc.waiting_on = NO_GID;
+                self.make_ready(owner);
+            }
+            return;
+        }
         let f = &mut self.pages.flags[gid as usize];
         *f = if induced {
             (*f & !PAGING_IN) | RESIDENT | REFERENCED
@@ -548,26 +570,30 @@ impl Machine {
                 self.arrive(p, false);
                 return Ok(RunOutcome::Blocked);
             }
-            let fault = self.run_hits(p, until);
+            // the loop that looks for free records only for the batches that hold one
+            let stop = if self.procs[p as usize].batch_frees { self.run_hits::<true>(p, until) } else { self.run_hits::<false>(p, until) };
             if self.now > MAX_SIM_NS {
                 return Err(clock_overflow(&format!("while process '{}' ran", self.procs[p as usize].name)));
             }
-            if let Some((local, vpage)) = fault {
-                match self.fault(p, local, vpage)? {
+            match stop {
+                Some(Stop::Fault(local, vpage)) => match self.fault(p, local, vpage)? {
                     // the fault may have queued events (kswapd woken now): stop at them, so
                     // that they happen when they are due and not when the process yields
                     FaultOutcome::Continue => until = until.min(self.events.next_time().unwrap_or(u64::MAX)),
                     FaultOutcome::Blocked => return Ok(RunOutcome::Blocked),
-                }
+                },
+                Some(Stop::Free(local)) => self.free_page(p, local),
+                None => {}
             }
         }
     }
 
     /// The hot loop: executes resident references of the current batch. Returns the
-    /// faulting record's local page and whether it writes, or None when the batch ended
-    /// or the time limit was reached.
+    /// faulting record's local page and virtual page, or (`FREES`: the batch holds free
+    /// records) a free record's local page, or None when the batch ended or the time
+    /// limit was reached.
     #[inline]
-    fn run_hits(&mut self, p: u16, until: u64) -> Option<(u32, u64)> {
+    fn run_hits<const FREES: bool>(&mut self, p: u16, until: u64) -> Option<Stop> {
         let proc = &mut self.procs[p as usize];
         let flags = &mut self.pages.flags;
         let stamps = &mut self.pages.stamp;
@@ -592,9 +618,13 @@ impl Machine {
         while pos < b.id.len() && now < until && refs < budget {
             let local = b.id[pos];
             let gid = proc.gid_of[local as usize];
+            if FREES && b.kind[pos] == AccessKind::Free {
+                fault = Some(Stop::Free(local));
+                break;
+            }
             let write = b.kind[pos] == AccessKind::Write;
             if gid == NO_GID || flags[gid as usize] & RESIDENT == 0 {
-                fault = Some((local, b.page[pos]));
+                fault = Some(Stop::Fault(local, b.page[pos]));
                 break;
             }
             if write && clean_writes_fault && flags[gid as usize] & DIRTY == 0 {
@@ -651,6 +681,7 @@ impl Machine {
             let proc = &mut self.procs[p as usize];
             proc.gid_of[local as usize] = gid;
             proc.by_vpage.insert(vpage, gid);
+            proc.counters.distinct_pages += 1;
             self.reclaimer.reserve(self.pages.len());
             if let Some(l) = self.linux22.as_mut() {
                 l.swap_out.insert(p, vpage, gid);
@@ -674,9 +705,14 @@ impl Machine {
             return Ok(FaultOutcome::Blocked);
         }
         if f & WRITING != 0 {
-            // still in the swap cache: map it back without I/O (a minor fault)
+            // still in the swap cache: map it back without I/O (a minor fault); a page
+            // freed since its write began comes back clean with no swap copy, as a
+            // zero-filled page would
             self.reclaimer.on_fault(gid, vpage);
-            self.pages.flags[gid as usize] = f | RESIDENT;
+            if f & TOUCHED == 0 {
+                self.procs[p as usize].mad += 1;
+            }
+            self.pages.flags[gid as usize] = f | RESIDENT | TOUCHED;
             self.pool.writing -= 1;
             self.make_resident_counted(p, gid);
             self.procs[p as usize].counters.minor_faults += 1;
@@ -1067,6 +1103,48 @@ impl Machine {
         proc.close();
         self.live -= 1;
         self.job_exited(p);
+    }
+
+    /// A free record of process `p`'s local page (the program gave the page back: munmap,
+    /// or a heap shrinking with brk). The page leaves memory without being written back,
+    /// its swap slot is freed and it leaves MAD; its next touch is a zero-fill minor fault
+    /// (a fresh page, as after munmap and mmap). A frame held by a page-out write in
+    /// flight, or by a read-around read in flight, returns to the pool when that I/O
+    /// completes. A free of a page never touched, or already freed, does nothing.
+    fn free_page(&mut self, p: u16, local: u32) {
+        let proc = &mut self.procs[p as usize];
+        let pos = proc.pos;
+        proc.pos += 1;
+        if proc.use_gaps {
+            proc.carry += proc.cpu_ns_per_instruction * proc.batch.gap[pos] as f64;
+            let whole = proc.carry as u64;
+            proc.carry -= whole as f64;
+            self.now = self.now.saturating_add(whole);
+        }
+        let gid = proc.gid_of[local as usize];
+        if gid == NO_GID {
+            return;
+        }
+        let f = self.pages.flags[gid as usize];
+        if f & TOUCHED == 0 {
+            return;
+        }
+        proc.mad -= 1;
+        proc.counters.pages_freed += 1;
+        if f & RESIDENT != 0 {
+            proc.rss -= 1;
+            self.reclaimer.on_gone(gid);
+            if f & WRITING != 0 {
+                // rescued from the swap cache while its write is in flight: the frame is
+                // released when that write completes
+                self.pool.writing += 1;
+            } else {
+                self.free_frame();
+            }
+        }
+        release_slot(&mut self.swap, &mut self.slot_owner, &mut self.pages.slot, gid);
+        // the I/O in flight keeps its mark; everything else about the page is gone
+        self.pages.flags[gid as usize] = f & (WRITING | PAGING_IN);
     }
 
     fn sample(&mut self, progress: Progress) -> Result<()> {

@@ -126,9 +126,7 @@ pub(crate) fn dedicated_runs(cfg: &SystemConfig) -> Result<Vec<(u64, u64)>> {
                 .and_then(|m| m.run(&mut |_| true))
                 .map_err(|e| Error::invalid(format!("processes[{i}]"), e.to_string()))?;
             let p = &r.processes[0];
-            // nothing is evicted when alone, so each page is touched for the first time
-            // exactly once: the minor faults are the distinct pages
-            let value = (p.end_ns - p.start_ns, p.counters.minor_faults);
+            let value = (p.end_ns - p.start_ns, p.counters.distinct_pages);
             if let Some(key) = key {
                 remember(key, value);
             }

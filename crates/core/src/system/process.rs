@@ -4,7 +4,7 @@
 use super::memory::{Gid, NO_GID};
 use super::results::ProcessCounters;
 use crate::source::SourceSpec;
-use crate::trace::{RefBatch, RefSource};
+use crate::trace::{has_frees, RefBatch, RefSource};
 use crate::Result;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +50,8 @@ pub struct Process {
     source: Option<Box<dyn RefSource>>,
     pub batch: RefBatch,
     pub pos: usize,
+    /// The current batch holds a free record (the hot loop then looks for them).
+    pub batch_frees: bool,
     /// Global page of each local dense id (NO_GID until first touch).
     pub gid_of: Vec<Gid>,
     /// Global page of each virtual page touched so far (for clustering and read-around,
@@ -100,6 +102,7 @@ impl Process {
             source: None,
             batch: RefBatch::default(),
             pos: 0,
+            batch_frees: false,
             gid_of: Vec::new(),
             by_vpage: Default::default(),
             cpu_ns_per_ref,
@@ -142,6 +145,7 @@ impl Process {
         let src = self.source.as_mut().expect("process opened");
         let n = src.next_batch(&mut self.batch)?;
         self.pos = 0;
+        self.batch_frees = has_frees(&self.batch.kind);
         let pages = src.distinct_pages() as usize;
         if pages > self.gid_of.len() {
             self.gid_of.resize(pages, NO_GID);

@@ -9,6 +9,10 @@ pub struct ProcessCounters {
     pub records: u64,
     pub major_faults: u64,
     pub minor_faults: u64,
+    /// Pages it touched (each counted once, however often it was freed and touched again).
+    pub distinct_pages: u64,
+    /// Pages it gave back (free records of pages it had touched).
+    pub pages_freed: u64,
     /// Pages read for it: by its major faults, and by adaptive page-in in a gang run.
     pub page_ins: u64,
     /// Its pages written out.

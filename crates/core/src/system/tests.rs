@@ -640,3 +640,249 @@ fn dedicated_runs_are_remembered_and_equal_to_fresh_ones() {
     t.processes[0].trace = Some("x.plt".into());
     assert!(dedicated_key_opt(&t, 0).is_none());
 }
+
+// ------------------------------------------------------------------ free records
+
+/// A process reading the CSV trace `lines` (after a `pid,page,kind,repeat` header).
+fn trace_process(dir: &std::path::Path, name: &str, lines: &[String]) -> ProcessConfig {
+    let path = dir.join(format!("{name}.csv"));
+    std::fs::write(&path, format!("pid,page,kind,repeat\n{}\n", lines.join("\n"))).unwrap();
+    let mut p = process(name, "scan", &[]);
+    p.workload = None;
+    p.params.clear();
+    p.trace = Some(path);
+    p
+}
+
+fn lines(pages: std::ops::Range<u64>, kind: &str) -> Vec<String> {
+    pages.map(|p| format!("0,{p},{kind},1")).collect()
+}
+
+/// Every combination of reclaim, page-out clustering and read-around.
+fn every_paging_setup() -> Vec<(ReclaimKind, ClusteringKind, ReadAroundKind, bool)> {
+    let mut out = Vec::new();
+    for reclaim in [ReclaimKind::Linux22, ReclaimKind::Clock, ReclaimKind::Lru, ReclaimKind::Bsd, ReclaimKind::Policy] {
+        for clustering in [ClusteringKind::None, ClusteringKind::Bsd, ClusteringKind::Mclustering] {
+            for read_around in [ReadAroundKind::None, ReadAroundKind::Linux] {
+                for free_on_write in [false, true] {
+                    out.push((reclaim, clustering, read_around, free_on_write));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn setup(cfg: &mut SystemConfig, (reclaim, clustering, read_around, free_on_write): (ReclaimKind, ClusteringKind, ReadAroundKind, bool)) {
+    cfg.system.reclaim = reclaim;
+    if reclaim == ReclaimKind::Policy {
+        cfg.system.policy = Some("lru".to_string());
+    }
+    cfg.swap.clustering = clustering;
+    cfg.swap.read_around = read_around;
+    cfg.swap.free_on_write = free_on_write;
+}
+
+/// A freed page leaves memory without I/O: 150 dirty pages freed make room for 150 new
+/// ones in 200 frames with no page-out, and the first 150 touched again are zero-filled
+/// (minor faults, no disk read). Without the frees the same references page.
+#[test]
+fn a_freed_page_is_dropped_without_io_under_every_paging_setup() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut with: Vec<String> = lines(0..150, "w");
+    with.extend(lines(0..150, "f"));
+    with.extend(lines(200..350, "w"));
+    with.extend(lines(200..350, "f"));
+    with.extend(lines(0..150, "r"));
+    let without: Vec<String> = with.iter().filter(|l| !l.contains(",f,")).cloned().collect();
+    for s in every_paging_setup() {
+        let mut cfg = config(200, vec![trace_process(dir.path(), "freeing", &with)]);
+        setup(&mut cfg, s);
+        cfg.system.sample_ms = 0.01;
+        let r = run(&cfg);
+        let c = &r.processes[0].counters;
+        assert_eq!((c.major_faults, c.page_outs, r.disk_reads, r.disk_writes), (0, 0, 0, 0), "{s:?}");
+        assert_eq!((c.minor_faults, c.pages_freed, c.distinct_pages, c.references), (450, 300, 300, 450), "{s:?}");
+        // MAD never holds more than 150 pages: each group is given back before the next
+        let mad = &r.processes[0].series.mad;
+        assert_eq!(mad.iter().max(), Some(&150), "{s:?}: {mad:?}");
+        assert_eq!(r.processes[0].series.rss.iter().max(), Some(&150), "{s:?}");
+        let mut cfg = config(200, vec![trace_process(dir.path(), "keeping", &without)]);
+        setup(&mut cfg, s);
+        let k = run(&cfg);
+        let c = &k.processes[0].counters;
+        assert!(c.page_outs > 0 && c.major_faults > 0 && k.disk_reads > 0, "{s:?}: the frees changed nothing");
+        assert_eq!((c.pages_freed, c.distinct_pages), (0, 300));
+    }
+}
+
+/// Pages freed while paged out, while their page-out write is in flight, or while resident
+/// dirty all come back zero-filled, and their swap slots are free at once.
+#[test]
+fn a_page_freed_on_swap_or_while_written_gives_its_slot_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut refs: Vec<String> = lines(0..300, "w");
+    refs.extend(lines(0..300, "f"));
+    // one record of 10^7 references (0.2 s): the run stops after it, before the next
+    refs.push("0,1000,r,10000000".to_string());
+    refs.extend(lines(0..60, "r"));
+    for s in every_paging_setup() {
+        let mut cfg = config(100, vec![trace_process(dir.path(), "p", &refs)]);
+        setup(&mut cfg, s);
+        // a page-out takes milliseconds, the references microseconds: many writes are
+        // still in flight when the frees come
+        let mut m = machine::Machine::new(&cfg, 100, 1024, None).unwrap();
+        m.start().unwrap();
+        let mut seen_in_flight = false;
+        while m.step(u64::MAX, &mut |_| true).unwrap() == machine::Step::Running {
+            let p = &m.procs[0];
+            if p.counters.records == 301 {
+                // the frees are done and page 1000 is touched: no slot is held
+                assert_eq!(m.swap.used(), 0, "{s:?}");
+                seen_in_flight |= m.pool.writing > 0 || m.pages.flags.iter().any(|f| f & memory::WRITING != 0);
+            }
+        }
+        let r = m.end(&mut |_| true).unwrap();
+        let c = &r.processes[0].counters;
+        assert!(c.page_outs > 100, "{s:?}: {}", c.page_outs);
+        assert_eq!((c.major_faults, r.disk_reads), (0, 0), "{s:?}: a freed page was read back");
+        // 300 first touches, page 1000, 60 zero-filled again (and rarely one more: kswapd
+        // may take a page between its fault and the access it faulted for)
+        assert!((361..=363).contains(&c.minor_faults), "{s:?}: {}", c.minor_faults);
+        assert_eq!((c.pages_freed, c.references, c.distinct_pages), (300, 10_000_360, 301), "{s:?}");
+        assert!(seen_in_flight, "{s:?}: no write was in flight at the frees");
+    }
+}
+
+/// The timed system with a replay policy faults as replay does on a stream with frees:
+/// both take a freed page out of the policy and count its next touch as a fault.
+#[test]
+fn every_policy_reclaims_as_it_replays_with_frees() {
+    use crate::policy::PolicyKind;
+    use crate::replay::{replay, ReplayConfig};
+    let mut p = process("p", "spikes", &[("refs", 60_000), ("base_pages", 40), ("spike_pages", 100)]);
+    p.params.insert("free_spikes".to_string(), serde_json::Value::Bool(true));
+    let spec = p.source(4096, 0, 0).unwrap();
+    for policy in PolicyKind::ALL.into_iter().filter(|k| !k.needs_future() && !k.variable_size()) {
+        let mut cfg = config(90, vec![p.clone()]);
+        cfg.system.reclaim = ReclaimKind::Policy;
+        cfg.system.policy = Some(policy.label());
+        cfg.system.reclaim_batch = 1;
+        cfg.system.watermarks = Some(Watermarks { min: 0, low: 0, high: 0 });
+        let r = run(&cfg);
+        let rc = ReplayConfig { policies: vec![policy], frames: vec![90], seed: cfg.system.seed };
+        let expected = replay(&|| spec.open(), &rc, &mut |_| true).unwrap()[0].faults;
+        let c = &r.processes[0].counters;
+        assert_eq!(c.major_faults + c.minor_faults, expected, "{}", policy.label());
+        assert_eq!(c.pages_freed, 100 + 107, "{}", policy.label());
+    }
+}
+
+/// gcc's dedicated run (figure 1, right): its resident set rises with each spike and falls
+/// back when the spike's memory is given back; without the frees it stays up.
+#[test]
+fn spikes_dedicated_rss_falls_after_each_spike() {
+    let rss = |free: bool| {
+        let mut p = process("gcc", "spikes", &[("refs", 400_000), ("base_pages", 100), ("spike_pages", 300)]);
+        p.params.insert("free_spikes".to_string(), serde_json::Value::Bool(free));
+        let mut cfg = config(100_000, vec![p]);
+        cfg.system.sample_ms = 0.1;
+        let r = run(&cfg);
+        assert_eq!(r.processes[0].counters.major_faults, 0);
+        r.processes[0].series.rss.clone()
+    };
+    let (freed, kept) = (rss(true), rss(false));
+    let at = |s: &[u64], f: f64| s[((s.len() - 1) as f64 * f) as usize];
+    // spikes over [0.3, 0.45) and [0.7, 0.85) of the references (of the time, about)
+    for s in [&freed, &kept] {
+        assert!(at(s, 0.2) <= 100 && at(s, 0.4) > 300 && at(s, 0.8) > 300, "{s:?}");
+    }
+    assert_eq!((at(&freed, 0.6), at(&freed, 0.95)), (100, 100), "{freed:?}");
+    assert_eq!((at(&kept, 0.6), at(&kept, 0.95)), (400, 721), "{kept:?}");
+}
+
+/// Dedicated runs report the distinct pages, not the minor faults, when pages are freed
+/// and touched again.
+#[test]
+fn dedicated_runs_count_distinct_pages_with_frees() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut refs = lines(0..50, "w");
+    refs.extend(lines(0..50, "f"));
+    refs.extend(lines(0..50, "r"));
+    let cfg = config(1000, vec![trace_process(dir.path(), "again", &refs)]);
+    assert_eq!(dedicated_runs(&cfg).unwrap()[0].1, 50);
+    let r = run(&cfg);
+    assert_eq!((r.processes[0].counters.minor_faults, r.processes[0].counters.distinct_pages), (100, 50));
+}
+
+/// A page freed while a read-around read brings it in: when the read completes its frame
+/// goes back to the pool instead of mapping the page (no resident page nobody has).
+#[test]
+fn a_page_freed_while_read_around_brings_it_in_returns_its_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(100, vec![trace_process(dir.path(), "p", &lines(0..20, "w"))]);
+    let mut m = machine::Machine::new(&cfg, 100, 1024, None).unwrap();
+    m.start().unwrap();
+    // a page of the process on its way in (read-around), freed meanwhile: PAGING_IN
+    // without TOUCHED, its frame taken
+    let gid = m.pages.add(0, 999, 999);
+    m.pages.flags[gid as usize] = memory::PAGING_IN;
+    m.pool.free -= 1;
+    m.events.push(0, events::Event::Prefetched(gid));
+    m.step(u64::MAX, &mut |_| true).unwrap();
+    assert_eq!(m.pages.flags[gid as usize], 0);
+    let resident: u64 = m.procs.iter().map(|p| p.rss).sum();
+    assert_eq!(m.pool.free + m.pool.writing + resident, 100, "every frame is free, in flight or resident");
+    // a page read in for it and not freed becomes resident, as before
+    let kept = m.pages.add(0, 998, 998);
+    m.pages.flags[kept as usize] = memory::PAGING_IN | memory::TOUCHED | memory::SWAP_VALID;
+    m.pool.free -= 1;
+    let now = m.now();
+    m.events.push(now, events::Event::Prefetched(kept));
+    m.step(u64::MAX, &mut |_| true).unwrap();
+    assert_ne!(m.pages.flags[kept as usize] & memory::RESIDENT, 0);
+    let resident: u64 = m.procs.iter().map(|p| p.rss).sum();
+    assert_eq!(m.pool.free + m.pool.writing + resident, 100);
+}
+
+/// Two processes of random references and frees on a small memory, under every paging
+/// setup: the counts stay consistent (no process holds more than it touched or more
+/// than the memory, every freed page comes back by a minor fault).
+#[test]
+fn random_frees_keep_the_books_under_every_paging_setup() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut x = 99u64;
+    let mut next = || {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x >> 33
+    };
+    let mut procs = Vec::new();
+    for name in ["a", "b"] {
+        let refs: Vec<String> = (0..6000)
+            .map(|_| {
+                let page = next() % 120;
+                let kind = ["f", "w", "w", "r", "r", "r", "r", "r", "r", "r"][(next() % 10) as usize];
+                format!("0,{page},{kind},1")
+            })
+            .collect();
+        procs.push(trace_process(dir.path(), name, &refs));
+    }
+    for s in every_paging_setup() {
+        let mut cfg = config(90, procs.clone());
+        setup(&mut cfg, s);
+        cfg.system.quantum_ms = 0.05;
+        cfg.system.sample_ms = 0.05;
+        let r = run(&cfg);
+        for p in &r.processes {
+            let c = &p.counters;
+            assert!(c.distinct_pages <= 120 && c.pages_freed > 500, "{s:?}: {c:?}");
+            assert!(p.series.mad.iter().all(|&m| m <= c.distinct_pages), "{s:?}: {:?}", p.series.mad);
+            assert!(p.series.rss.iter().all(|&m| m <= 90), "{s:?}");
+            // every touch after a free is a minor fault, so at least as many as the frees
+            // that were touched again
+            assert!(c.minor_faults >= c.distinct_pages, "{s:?}");
+        }
+        assert!(r.series.free.iter().all(|&f| f <= 90), "{s:?}");
+        assert!(r.processes.iter().map(|p| p.counters.major_faults).sum::<u64>() > 0, "{s:?}: no paging");
+    }
+}

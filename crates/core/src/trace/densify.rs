@@ -32,6 +32,11 @@ impl Densifier {
         id
     }
 
+    /// The id of (pid, page) if it has one (no id is assigned).
+    pub fn get(&self, pid: u32, page: u64) -> Option<PageId> {
+        self.ids.get(&(pid, page)).copied()
+    }
+
     /// Number of ids assigned so far.
     pub fn len(&self) -> u32 {
         self.ids.len() as u32

@@ -348,7 +348,7 @@ fn wrong_magic_and_unfinished_header() {
     assert!(msg.contains("never finished"), "{msg}");
     // unsupported version
     let mut b = std::fs::read(&good).unwrap();
-    b[8] = 3;
+    b[8] = 4;
     std::fs::write(&p, &b).unwrap();
     let (_, pos, _) = format_err(read(&p, None, None).unwrap_err());
     assert_eq!(pos, Position::Byte(8));
@@ -822,4 +822,103 @@ fn the_documented_version_2_example() {
     convert(&mut src, &out, TraceFormat::Pagelab, false, &mut |_| true).unwrap();
     assert_eq!(std::fs::read(&out).unwrap(), bytes);
     assert_eq!(read(&out, None, None).unwrap(), expected(&refs));
+}
+
+#[test]
+fn free_records_round_trip_and_need_version_3() {
+    use AccessKind::*;
+    // a free has repeat 0; one with a gap, one the first touch of its page
+    let refs = vec![r(0, 5, Write, 2, 0), r(0, 6, Read, 1, 0), r(0, 5, Free, 0, 0), r(0, 5, Read, 1, 0), r(1, 9, Free, 0, 3), r(1, 9, Write, 1, 0)];
+    let dir = tempfile::tempdir().unwrap();
+    for compress in [false, true] {
+        let p = dir.path().join(format!("f{compress}.plt"));
+        assert_eq!(write(&refs, 4096, &p, TraceFormat::Pagelab, compress), 6);
+        let b = std::fs::read(&p).unwrap();
+        assert_eq!(u16::from_le_bytes([b[8], b[9]]), 3, "a trace with frees is version 3");
+        assert_eq!(read(&p, None, None).unwrap(), expected(&refs));
+        let info = trace_info(open_trace(&p, None, None).unwrap().as_mut(), &mut |_| true).unwrap();
+        assert_eq!((info.records, info.references, info.frees, info.distinct_pages), (6, 5, 2, 3));
+        assert_eq!((info.reads, info.writes), (2, 3));
+    }
+    // without frees the writer still writes version 2, byte for byte as before
+    let p = dir.path().join("plain.plt");
+    write(&sample(), 4096, &p, TraceFormat::Pagelab, false);
+    assert_eq!(std::fs::read(&p).unwrap()[8], 2);
+    // csv: kind f, repeat 0
+    let c = dir.path().join("f.csv");
+    write(&refs, 4096, &c, TraceFormat::Csv, false);
+    let text = std::fs::read_to_string(&c).unwrap();
+    assert!(text.contains("\n0,5,f,0,0\n") && text.contains("\n1,9,f,0,3\n"), "{text}");
+    assert_eq!(read(&c, None, None).unwrap(), expected(&refs));
+    // oracleGeneral has no frees: dropped, the rest as ever
+    let o = dir.path().join("f.oracleGeneral");
+    assert_eq!(write(&refs, 4096, &o, TraceFormat::Oracle, false), 5);
+    let pages: Vec<u64> = read(&o, None, None).unwrap().iter().map(|(_, x)| x.page).collect();
+    assert_eq!(pages, [5, 6, 5, 9]);
+    // read at a larger page size, a free of part of a page frees nothing
+    for path in [&p.with_file_name("ffalse.plt"), &c] {
+        let merged = read(path, None, Some(8192)).unwrap();
+        assert!(merged.iter().all(|(_, x)| x.kind != Free), "{}", path.display());
+        assert_eq!(merged.iter().map(|(_, x)| x.repeat as u64).sum::<u64>(), 5);
+    }
+}
+
+#[test]
+fn free_records_bad_forms() {
+    use AccessKind::*;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("f.plt");
+    write(&[r(0, 1, Read, 1, 0), r(0, 1, Free, 0, 0)], 4096, &p, TraceFormat::Pagelab, false);
+    let b = std::fs::read(&p).unwrap();
+    // the free is the second record, at 56 + 13: tag 3, id 0
+    assert_eq!(&b[69..74], &[3, 0, 0, 0, 0]);
+    // a free with a repeat count
+    let mut d = b.clone();
+    d[69] = 3 | 0x08;
+    d.splice(74..74, [1, 0, 0, 0]);
+    let trailer = u64::from_le_bytes(d[48..56].try_into().unwrap()) + 4;
+    d[48..56].copy_from_slice(&trailer.to_le_bytes());
+    reseal(&mut d);
+    std::fs::write(&p, &d).unwrap();
+    let (_, pos, msg) = format_err(read(&p, None, None).unwrap_err());
+    assert_eq!(pos, Position::Byte(69));
+    assert!(msg.contains("free record (kind 3) without a repeat count"), "{msg}");
+    // the same record in a version 2 file is a bad tag, as before (with as many
+    // references as records, which version 2 requires of its header)
+    let mut d = b.clone();
+    d[8] = 2;
+    d[32..40].copy_from_slice(&2u64.to_le_bytes());
+    reseal(&mut d);
+    std::fs::write(&p, &d).unwrap();
+    let (_, pos, msg) = format_err(read(&p, None, None).unwrap_err());
+    assert_eq!(pos, Position::Byte(69));
+    assert!(msg.contains("kind 0-2"), "{msg}");
+    // version 2 holds no frees: fewer references than records is a header error there
+    let mut d = b.clone();
+    d[8] = 2;
+    reseal(&mut d);
+    std::fs::write(&p, &d).unwrap();
+    let (_, pos, msg) = format_err(read(&p, None, None).unwrap_err());
+    assert_eq!(pos, Position::Byte(32));
+    assert!(msg.contains("at least as many references as records"), "{msg}");
+    // version 4 is unknown
+    let mut d = b.clone();
+    d[8] = 4;
+    reseal(&mut d);
+    std::fs::write(&p, &d).unwrap();
+    let (_, _, msg) = format_err(read(&p, None, None).unwrap_err());
+    assert!(msg.contains("version 1 to 3, found version 4"), "{msg}");
+    // csv: a free's repeat may be 0 or 1 (read as 0), not more; a reference's not 0
+    let c = dir.path().join("f.csv");
+    std::fs::write(&c, "pid,page,kind,repeat\n0,4,w,1\n0,4,f,1\n0,4,free,0\n").unwrap();
+    let got: Vec<(AccessKind, u32)> = read(&c, None, None).unwrap().iter().map(|(_, x)| (x.kind, x.repeat)).collect();
+    assert_eq!(got, [(Write, 1), (Free, 0)], "two frees of the page in a row fold into one");
+    std::fs::write(&c, "pid,page,kind,repeat\n0,4,w,1\n0,4,f,2\n").unwrap();
+    let (_, pos, msg) = format_err(read(&c, None, None).unwrap_err());
+    assert_eq!(pos, Position::Line(3));
+    assert!(msg.contains("expected 0 or 1 for a free"), "{msg}");
+    std::fs::write(&c, "pid,page,kind,repeat\n0,4,w,0\n").unwrap();
+    let (_, pos, msg) = format_err(read(&c, None, None).unwrap_err());
+    assert_eq!(pos, Position::Line(2));
+    assert!(msg.contains("repeat count from 1"), "{msg}");
 }

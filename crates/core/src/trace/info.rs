@@ -23,6 +23,8 @@ pub struct TraceInfo {
     pub reads: u64,
     pub writes: u64,
     pub instructions: u64,
+    /// Free records: pages given back (munmap, brk), which are not references.
+    pub frees: u64,
     pub processes: Vec<ProcessInfo>,
 }
 
@@ -30,6 +32,7 @@ pub fn trace_info(src: &mut dyn RefSource, progress: Progress) -> Result<TraceIn
     let mut batch = RefBatch::with_capacity(BATCH_RECORDS);
     let (mut records, mut references) = (0u64, 0u64);
     let mut by_kind = [0u64; 3];
+    let mut frees = 0u64;
     // per process: (pid, references, distinct pages), in order of first appearance
     let mut procs: Vec<(u32, u64, u64)> = Vec::new();
     let mut index: FxHashMap<u32, usize> = FxHashMap::default();
@@ -57,7 +60,10 @@ pub fn trace_info(src: &mut dyn RefSource, progress: Progress) -> Result<TraceIn
             };
             let r = batch.repeat[i] as u64;
             references += r;
-            by_kind[batch.kind[i] as usize] += r;
+            match batch.kind[i] {
+                AccessKind::Free => frees += 1,
+                k => by_kind[k as usize] += r,
+            }
             procs[p].1 += r;
             let id = batch.id[i] as usize;
             if id >= seen.len() {
@@ -86,6 +92,7 @@ pub fn trace_info(src: &mut dyn RefSource, progress: Progress) -> Result<TraceIn
         reads: by_kind[AccessKind::Read as usize],
         writes: by_kind[AccessKind::Write as usize],
         instructions: by_kind[AccessKind::Instruction as usize],
+        frees,
         processes: procs
             .into_iter()
             .map(|(pid, references, distinct_pages)| ProcessInfo { pid, name: name_of(pid), references, distinct_pages })

@@ -279,6 +279,10 @@ impl RefSource for Regroup {
             }
             let mut r = self.buf.get(self.pos);
             self.pos += 1;
+            if r.kind == super::AccessKind::Free && self.shift > 0 {
+                // a free of part of a larger page: the page itself stays allocated
+                continue;
+            }
             r.page >>= self.shift;
             self.folder.push(r, batch);
         }

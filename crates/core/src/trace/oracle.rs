@@ -150,6 +150,11 @@ impl TraceWriter for OracleWriter {
                     format!("record {} has page id {id} but only {} ids were assigned (ids must be in first-touch order)", self.ids.len(), self.pages.len()),
                 ));
             }
+            if b.kind[i] == AccessKind::Free {
+                // the format has no frees (nor kinds): dropped, the page's next touch is
+                // a request of the same object
+                continue;
+            }
             let repeat = b.repeat[i];
             self.references += repeat as u64;
             if self.references > MAX_REFERENCES {

@@ -17,6 +17,10 @@ pub(crate) const MAGIC: [u8; 8] = *b"PAGELAB\0";
 /// Version written: 2 adds the checksums (a CRC-32 per 64 KiB block of the body and one
 /// of the header and trailer). Version 1 files are still read.
 pub(crate) const VERSION: u16 = 2;
+/// Version 3 adds free records (kind 3, no repeat count: a page given back). The writer
+/// writes it only for a stream that has a free, so that other files stay readable by
+/// readers of version 2; versions 1 and 2 are still read (a kind 3 there is an error).
+pub(crate) const VERSION_FREES: u16 = 3;
 pub(crate) const HEADER_LEN: usize = 56;
 
 pub(crate) const FLAG_ZSTD: u16 = 1;
@@ -64,8 +68,8 @@ fn parse_header(path: &Path, b: &[u8]) -> Result<Header> {
         ));
     }
     let version = u16::from_le_bytes([b[8], b[9]]);
-    if version != 1 && version != VERSION {
-        return Err(err(8, format!("expected pagelab trace version 1 or {VERSION}, found version {version} (unsupported)")));
+    if !(1..=VERSION_FREES).contains(&version) {
+        return Err(err(8, format!("expected pagelab trace version 1 to {VERSION_FREES}, found version {version} (unsupported)")));
     }
     let flags = u16::from_le_bytes([b[10], b[11]]);
     if flags & !(FLAG_ZSTD | FLAG_GAPS) != 0 {
@@ -88,7 +92,8 @@ fn parse_header(path: &Path, b: &[u8]) -> Result<Header> {
     if distinct_pages > u32::MAX as u64 + 1 || distinct_pages > records {
         return Err(err(40, format!("expected at most min({records} records, 2^32) distinct pages, found {distinct_pages}")));
     }
-    if references < records {
+    // a free record stands for no reference, so from version 3 on there may be fewer
+    if references < records && version < VERSION_FREES {
         return Err(err(32, format!("expected at least as many references as records ({records}), found {references}")));
     }
     let trailer_offset = le64(b, 48);
@@ -311,6 +316,8 @@ enum RecErr {
     Tag(u8),
     Id(u32),
     Repeat,
+    /// A free record (version 3) with the REPEAT flag.
+    FreeRepeat,
     /// A first touch beyond the header's distinct_pages.
     TooManyIds,
 }
@@ -333,16 +340,21 @@ fn decode(
     pids: &mut Option<PidSet>,
     procs: &mut Vec<(u32, String)>,
     max_ids: u64,
+    frees: bool,
 ) -> std::result::Result<(usize, u32), RecErr> {
     let tag = d[p];
-    if tag & TAG_UNUSED != 0 || tag & TAG_KIND == 3 {
+    if tag & TAG_UNUSED != 0 || (tag & TAG_KIND == 3 && !frees) {
         return Err(RecErr::Tag(tag));
     }
     let kind = match tag & TAG_KIND {
         0 => AccessKind::Read,
         1 => AccessKind::Write,
-        _ => AccessKind::Instruction,
+        2 => AccessKind::Instruction,
+        _ => AccessKind::Free,
     };
+    if kind == AccessKind::Free && tag & TAG_REPEAT != 0 {
+        return Err(RecErr::FreeRepeat);
+    }
     p += 1;
     let id;
     if tag & TAG_NEW != 0 {
@@ -376,6 +388,8 @@ fn decode(
             return Err(RecErr::Repeat);
         }
         r
+    } else if kind == AccessKind::Free {
+        0
     } else {
         1
     };
@@ -519,13 +533,15 @@ impl PagelabSource {
         let m = self.header.records;
         let msg = match e {
             RecErr::Tag(t) => format!(
-                "expected a record tag (kind 0-2 in bits 0-1, flags in bits 2-4) for record {k} of {m}, found {t:#04x}"
+                "expected a record tag (kind 0-{} in bits 0-1, flags in bits 2-4) for record {k} of {m}, found {t:#04x}",
+                if self.header.version >= VERSION_FREES { 3 } else { 2 }
             ),
             RecErr::Id(id) => format!(
                 "expected a page id below {} (ids assigned so far) in record {k} of {m}, found {id}",
                 self.table.len()
             ),
             RecErr::Repeat => format!("expected a repeat count of at least 1 in record {k} of {m}, found 0"),
+            RecErr::FreeRepeat => format!("expected a free record (kind 3) without a repeat count in record {k} of {m}, found the REPEAT flag"),
             RecErr::TooManyIds => format!(
                 "expected at most {} distinct pages as the header says, found a first touch of one more in record {k} of {m}",
                 self.header.distinct_pages
@@ -536,6 +552,7 @@ impl PagelabSource {
 
     fn parse(&mut self, batch: &mut RefBatch, want: usize) -> Result<()> {
         let mut n = 0usize;
+        let frees = self.header.version >= VERSION_FREES;
         while n < want {
             if self.chunks.avail() < MAX_REC && !self.chunks.eof {
                 self.chunks.fill(MAX_REC, &self.path)?;
@@ -570,7 +587,7 @@ impl PagelabSource {
                             continue;
                         }
                     }
-                    match decode(d, p, &mut self.table, batch, &mut self.pids, &mut self.meta.processes, self.header.distinct_pages) {
+                    match decode(d, p, &mut self.table, batch, &mut self.pids, &mut self.meta.processes, self.header.distinct_pages, frees) {
                         Ok((q, r)) => {
                             p = q;
                             refs += r as u64;
@@ -602,7 +619,7 @@ impl PagelabSource {
                 }
                 let tag = self.chunks.buf[self.chunks.pos];
                 let len = rec_len(tag);
-                if tag & TAG_UNUSED == 0 && tag & TAG_KIND != 3 && avail < len {
+                if tag & TAG_UNUSED == 0 && (tag & TAG_KIND != 3 || frees) && avail < len {
                     return Err(Error::format(
                         &self.path,
                         Position::Byte(at + avail as u64),
@@ -616,7 +633,7 @@ impl PagelabSource {
                 }
                 let c = &mut self.chunks;
                 let d = &c.buf[c.pos..c.end];
-                match decode(d, 0, &mut self.table, batch, &mut self.pids, &mut self.meta.processes, self.header.distinct_pages) {
+                match decode(d, 0, &mut self.table, batch, &mut self.pids, &mut self.meta.processes, self.header.distinct_pages, frees) {
                     Ok((q, r)) => {
                         c.pos += q;
                         self.references += r as u64;
@@ -741,7 +758,8 @@ pub(crate) fn open(path: &Path, page_size: Option<u64>) -> Result<Box<dyn RefSou
     }
 }
 
-/// Writer of pagelab binary traces (version 2: with the body's block checksums).
+/// Writer of pagelab binary traces (version 2: with the body's block checksums; version
+/// 3 when the stream has a free record).
 pub(crate) struct PagelabWriter {
     sink: Sink<BlockCrcWriter<io::BufWriter<File>>>,
     path: PathBuf,
@@ -784,11 +802,16 @@ impl TraceWriter for PagelabWriter {
             let id = b.id[i] as u64;
             let repeat = b.repeat[i];
             let gap = b.gap[i];
-            if repeat == 0 {
+            let free = b.kind[i] == AccessKind::Free;
+            if repeat == 0 && !free {
                 return Err(Error::invalid("source", format!("record {} has a repeat count of 0", self.header.records)));
             }
             let mut tag = b.kind[i] as u8;
-            if repeat != 1 {
+            // a free stands for no reference: it carries no repeat count
+            let repeat = if free { 0 } else { repeat };
+            if free {
+                self.header.version = VERSION_FREES;
+            } else if repeat != 1 {
                 tag |= TAG_REPEAT;
             }
             if gap != 0 {
@@ -813,7 +836,7 @@ impl TraceWriter for PagelabWriter {
                     format!("record {} has page id {id} but only {} ids were assigned (ids must be in first-touch order)", self.header.records, self.assigned),
                 ));
             }
-            if repeat != 1 {
+            if tag & TAG_REPEAT != 0 {
                 self.buf.extend_from_slice(&repeat.to_le_bytes());
             }
             if gap != 0 {

@@ -10,12 +10,21 @@
 pub type PageId = u32;
 
 /// What a reference did to its page.
+///
+/// [`AccessKind::Free`] is not a reference but an event: the process gave the page back
+/// (munmap, or a heap shrinking with brk), so its contents are gone. A free record has
+/// `repeat` 0 (it stands for no reference) and is never folded with a reference. What
+/// each consumer does with it: the timed system drops the page without writing it back
+/// and frees its swap slot, and the next touch is a zero-fill minor fault; replay and
+/// the LRU curve take the page out of memory without a fault and count its next touch
+/// as a compulsory fault (docs/trace-format.md, "Free records").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum AccessKind {
     Read = 0,
     Write = 1,
     Instruction = 2,
+    Free = 3,
 }
 
 impl AccessKind {
@@ -24,19 +33,32 @@ impl AccessKind {
             0 => Some(AccessKind::Read),
             1 => Some(AccessKind::Write),
             2 => Some(AccessKind::Instruction),
+            3 => Some(AccessKind::Free),
             _ => None,
         }
     }
     pub fn is_write(self) -> bool {
         self == AccessKind::Write
     }
+    pub fn is_free(self) -> bool {
+        self == AccessKind::Free
+    }
     pub fn letter(self) -> char {
         match self {
             AccessKind::Read => 'R',
             AccessKind::Write => 'W',
             AccessKind::Instruction => 'I',
+            AccessKind::Free => 'F',
         }
     }
+}
+
+/// True when some record of `kinds` is a free: consumers whose per-record loop would
+/// otherwise test every kind look once per batch (a branch-free pass over bytes) and
+/// take the loop that handles frees only for the batches that have one.
+#[inline]
+pub fn has_frees(kinds: &[AccessKind]) -> bool {
+    kinds.iter().fold(false, |any, &k| any | (k == AccessKind::Free))
 }
 
 /// One record as an owned value (convenient for tests and slow paths; the hot path uses
@@ -48,7 +70,8 @@ pub struct Reference {
     /// Page number in units of the source's page size (sparse, up to 64 bits).
     pub page: u64,
     pub kind: AccessKind,
-    /// Number of references this record stands for (>= 1).
+    /// Number of references this record stands for (>= 1; 0 for a free, which stands
+    /// for none).
     pub repeat: u32,
     /// Instructions executed since the previous record of the same process (0 = unknown).
     pub gap: u32,

@@ -42,6 +42,7 @@ pub(crate) fn parse_kind(s: &[u8]) -> Option<AccessKind> {
         b"r" | b"read" | b"l" | b"load" => AccessKind::Read,
         b"w" | b"write" | b"s" | b"store" | b"m" | b"modify" => AccessKind::Write,
         b"i" | b"instr" | b"instruction" | b"ifetch" => AccessKind::Instruction,
+        b"f" | b"free" => AccessKind::Free,
         _ => return None,
     })
 }
@@ -207,7 +208,7 @@ impl CsvSource {
                         format!("expected a page number or address (decimal or 0x hex), got '{}'", quote(l))
                     } else {
                         format!(
-                            "expected 'value', 'value,kind', 'pid,value' or 'pid,value,kind' (value: decimal page number or 0x address; kind: r/w/i), got '{}'",
+                            "expected 'value', 'value,kind', 'pid,value' or 'pid,value,kind' (value: decimal page number or 0x address; kind: r/w/i/f), got '{}'",
                             quote(l)
                         )
                     }
@@ -220,6 +221,13 @@ impl CsvSource {
                     r.kind = parse_kind(k).ok_or_else(|| self.lines.error(bad()))?;
                 }
                 r.page = self.page_of(v, hex)?;
+                if r.kind == AccessKind::Free {
+                    r.repeat = 0;
+                    if !hex && self.meta.page_size > self.native {
+                        // part of a larger page: the page itself stays allocated
+                        return Ok(None);
+                    }
+                }
             }
             Layout::Header(cols) => {
                 if f.len() != cols.len() {
@@ -240,12 +248,11 @@ impl CsvSource {
                         }
                         Col::Page => value = (parse_number(s).ok_or_else(|| err("a page number (decimal or 0x hex)"))?.0, false),
                         Col::Addr => value = (parse_number(s).ok_or_else(|| err("a byte address (decimal or 0x hex)"))?.0, true),
-                        Col::Kind => r.kind = parse_kind(s).ok_or_else(|| err("a kind (r/w/i, read/write/instruction, l/s/m)"))?,
+                        Col::Kind => r.kind = parse_kind(s).ok_or_else(|| err("a kind (r/w/i/f, read/write/instruction/free, l/s/m)"))?,
                         Col::Repeat => {
                             r.repeat = parse_decimal(s)
                                 .and_then(|p| u32::try_from(p).ok())
-                                .filter(|&p| p >= 1)
-                                .ok_or_else(|| err("a repeat count from 1 to 4294967295"))?
+                                .ok_or_else(|| err("a repeat count from 1 to 4294967295 (0 or 1 for a free)"))?
                         }
                         Col::Gap => {
                             r.gap = parse_decimal(s).and_then(|p| u32::try_from(p).ok()).ok_or_else(|| err("a gap (decimal, 32 bits)"))?
@@ -253,6 +260,26 @@ impl CsvSource {
                     }
                 }
                 r.page = self.page_of(value.0, value.1)?;
+                if r.kind == AccessKind::Free {
+                    // a free stands for no reference: repeat 0 (as written) or 1
+                    if r.repeat > 1 {
+                        return Err(self.lines.error(format!(
+                            "column 'repeat': expected 0 or 1 for a free (f), got {} in '{}'",
+                            r.repeat,
+                            quote(l)
+                        )));
+                    }
+                    r.repeat = 0;
+                    if !value.1 && self.meta.page_size > self.native {
+                        // part of a larger page: the page itself stays allocated
+                        return Ok(None);
+                    }
+                } else if r.repeat == 0 {
+                    return Err(self.lines.error(format!(
+                        "column 'repeat': expected a repeat count from 1 to 4294967295 (0 or 1 for a free), got '0' in '{}'",
+                        quote(l)
+                    )));
+                }
             }
         }
         Ok(Some(r))
@@ -359,6 +386,7 @@ impl TraceWriter for CsvWriter {
                 AccessKind::Read => 'r',
                 AccessKind::Write => 'w',
                 AccessKind::Instruction => 'i',
+                AccessKind::Free => 'f',
             };
             let _ = if self.gap_col {
                 writeln!(self.buf, "{},{},{},{},{}", b.pid[i], b.page[i], k, b.repeat[i], b.gap[i])

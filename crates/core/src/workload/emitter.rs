@@ -78,6 +78,60 @@ impl PageIds {
             PageIds::Hashed(d) => d.len(),
         }
     }
+
+    /// True when the page stored under `key` has an id (was touched).
+    fn has(&self, key: u64) -> bool {
+        match self {
+            PageIds::Flat { ids, .. } => ids.get(key as usize).is_some_and(|&id| id != UNSEEN),
+            PageIds::Hashed(d) => d.get(0, key).is_some(),
+        }
+    }
+}
+
+/// Pages freed and not touched since (made at the first free).
+enum Freed {
+    Bits(Vec<u64>),
+    Hashed(rustc_hash::FxHashSet<u64>),
+}
+
+impl Freed {
+    fn new(span_pages: u64) -> Self {
+        if span_pages <= FLAT_TABLE_PAGES {
+            Freed::Bits(vec![0; span_pages.div_ceil(64) as usize])
+        } else {
+            Freed::Hashed(Default::default())
+        }
+    }
+
+    fn contains(&self, page: u64) -> bool {
+        match self {
+            Freed::Bits(b) => b.get((page / 64) as usize).is_some_and(|w| w >> (page % 64) & 1 != 0),
+            Freed::Hashed(s) => s.contains(&page),
+        }
+    }
+
+    fn insert(&mut self, page: u64) {
+        match self {
+            Freed::Bits(b) => b[(page / 64) as usize] |= 1 << (page % 64),
+            Freed::Hashed(s) => {
+                s.insert(page);
+            }
+        }
+    }
+
+    #[inline]
+    fn remove(&mut self, page: u64) {
+        match self {
+            Freed::Bits(b) => {
+                if let Some(w) = b.get_mut((page / 64) as usize) {
+                    *w &= !(1 << (page % 64));
+                }
+            }
+            Freed::Hashed(s) => {
+                s.remove(&page);
+            }
+        }
+    }
 }
 
 /// Folds accesses into records and ships full batches (single process, pid 0).
@@ -90,6 +144,9 @@ pub(crate) struct Emitter {
     kind: AccessKind,
     repeat: u32,
     ids: PageIds,
+    span_pages: u64,
+    /// Pages freed since their last touch, once the program frees one.
+    freed: Option<Freed>,
     batch: RefBatch,
     out: SyncSender<Chunk>,
     recycled: Receiver<RefBatch>,
@@ -105,6 +162,8 @@ impl Emitter {
             kind: AccessKind::Read,
             repeat: 0,
             ids: PageIds::for_span(span_pages),
+            span_pages,
+            freed: None,
             batch: RefBatch::with_capacity(BATCH_RECORDS),
             out,
             recycled,
@@ -142,6 +201,47 @@ impl Emitter {
         }
     }
 
+    /// The program gives page number `page` back (munmap, a heap shrinking): a free
+    /// record ([`AccessKind::Free`], repeat 0). It is never folded: the record before it
+    /// is closed, and the next touch of the page starts a new record. A page not touched
+    /// since it was last freed, or never, holds nothing to give back: no record (so a
+    /// program may free a whole region of which it used a part).
+    pub fn free(&mut self, page: u64) -> Flow {
+        if self.repeat != 0 {
+            self.push_pending();
+            if self.batch.len() >= BATCH_RECORDS {
+                self.ship()?;
+            }
+            self.repeat = 0;
+            self.page = u64::MAX;
+        }
+        let span = self.span_pages;
+        let freed = self.freed.get_or_insert_with(|| Freed::new(span));
+        if !self.ids.has(page) || freed.contains(page) {
+            return Ok(());
+        }
+        freed.insert(page);
+        self.page = page;
+        self.key = page;
+        self.kind = AccessKind::Free;
+        self.repeat = 0;
+        self.push_record(0);
+        // nothing pending: the next touch, of this page or another, opens a record
+        self.page = u64::MAX;
+        if self.batch.len() >= BATCH_RECORDS {
+            self.ship()?;
+        }
+        Ok(())
+    }
+
+    /// Frees every page of `pages` in order (see [`Emitter::free`]).
+    pub fn free_pages(&mut self, pages: std::ops::Range<u64>) -> Flow {
+        for page in pages {
+            self.free(page)?;
+        }
+        Ok(())
+    }
+
     /// See [`PageIds::prefetch`]; `key` as in [`Emitter::touch_keyed`].
     #[inline(always)]
     pub fn prefetch_key(&self, key: u64) {
@@ -157,6 +257,9 @@ impl Emitter {
                 self.ship()?;
             }
         }
+        if let Some(freed) = &mut self.freed {
+            freed.remove(page);
+        }
         self.page = page;
         self.key = key;
         self.kind = kind;
@@ -166,13 +269,18 @@ impl Emitter {
 
     #[inline]
     fn push_pending(&mut self) {
+        self.push_record(self.repeat);
+    }
+
+    #[inline]
+    fn push_record(&mut self, repeat: u32) {
         let id = self.ids.id(self.key);
         let b = &mut self.batch;
         b.id.push(id);
         b.pid.push(0);
         b.page.push(self.page);
         b.kind.push(self.kind);
-        b.repeat.push(self.repeat);
+        b.repeat.push(repeat);
         b.gap.push(0);
     }
 

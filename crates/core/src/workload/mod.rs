@@ -17,6 +17,7 @@ mod layout;
 pub(crate) mod params;
 mod stream;
 
+mod bit_r;
 mod bitrev;
 mod growing_table;
 mod jacobi;
@@ -36,6 +37,7 @@ mod shrinking_loop;
 mod sor;
 mod spec_apsi;
 mod spec_gzip;
+mod spec_gzip_once;
 mod spec_mcf;
 mod spec_swim;
 mod spec_wupwise;
@@ -91,6 +93,7 @@ const WORKLOADS: &[Workload] = &[
     workload!(matmul, "matmul"),
     workload!(mergesort, "mergesort"),
     workload!(bitrev, "bitrev"),
+    workload!(bit_r, "bit-r"),
     workload!(jacobi, "jacobi"),
     workload!(spmv, "spmv"),
     workload!(shrinking_loop, "shrinking-loop"),

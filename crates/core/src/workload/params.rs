@@ -114,6 +114,16 @@ impl<'a> Params<'a> {
         }
     }
 
+    /// A comma-separated list of at least one item, each (trimmed) parsed by `item`;
+    /// `expected` says what an item is, for the error.
+    pub fn list<T>(&self, name: &str, expected: &str, item: impl Fn(&str) -> Option<T>) -> Result<Vec<T>> {
+        let text = self.text(name);
+        match text.split(',').map(|s| item(s.trim())).collect::<Option<Vec<T>>>() {
+            Some(v) if !v.is_empty() => Ok(v),
+            _ => Err(self.bad(name, &format!("{expected}, comma-separated"), text)),
+        }
+    }
+
     /// One of `options` (case-insensitive); returns the option as declared.
     pub fn choice(&self, name: &str, options: &[&'static str]) -> Result<&'static str> {
         let text = self.text(name);
