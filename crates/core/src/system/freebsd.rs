@@ -910,10 +910,17 @@ impl Machine {
         let owner = self.pages.owner[gid as usize];
         let f = &mut self.pages.flags[gid as usize];
         *f &= !(PAGING_IN | REFERENCED);
-        if self.procs[owner as usize].state == RunState::Done {
-            // its process exited meanwhile: the frame is free
+        if self.procs[owner as usize].state == RunState::Done || *f & TOUCHED == 0 {
+            // its process exited, or freed the page, meanwhile: the frame is free
+            *f = 0;
             self.pool.free += 1;
             self.fb_free_wakeup();
+            let proc = &mut self.procs[owner as usize];
+            if proc.waiting_on == gid {
+                // it touched the freed page again meanwhile: it faults on it anew
+                proc.waiting_on = NO_GID;
+                self.make_ready(owner);
+            }
             return;
         }
         *f |= PREFETCHED;
@@ -970,27 +977,31 @@ impl Machine {
     pub(super) fn fb_exit(&mut self, p: u16) {
         for i in 0..self.procs[p as usize].gid_of.len() {
             let gid = self.procs[p as usize].gid_of[i];
-            if gid == NO_GID || gid as usize >= self.fb().queue.len() {
-                continue;
-            }
-            let q = self.fb().queue[gid as usize];
-            if q == PQ_NONE {
-                continue;
-            }
-            let f = self.pages.flags[gid as usize];
-            let fb = self.fb();
-            fb.dequeue(gid);
-            fb.pflags[gid as usize] = 0;
-            fb.act_count[gid as usize] = 0;
-            if f & RESIDENT == 0 {
-                if f & WRITING != 0 {
-                    self.pool.writing += 1;
-                } else {
-                    self.pool.free += 1;
-                }
-            }
+            self.fb_forget_page(gid);
         }
         self.fb_free_wakeup();
+    }
+
+    /// A page leaves the VM (its process ended, or freed it: `vm_page_free` from
+    /// `vm_object_terminate` or `vm_map_delete`): off its queue; a frame it holds unmapped
+    /// (the cache queue, a read-ahead page) returns to the free frames, at once or when
+    /// its write completes. A mapped page's frame is the caller's to free.
+    pub(super) fn fb_forget_page(&mut self, gid: Gid) {
+        if gid == NO_GID || gid as usize >= self.fb().queue.len() || self.fb().queue[gid as usize] == PQ_NONE {
+            return;
+        }
+        let f = self.pages.flags[gid as usize];
+        let fb = self.fb();
+        fb.dequeue(gid);
+        fb.pflags[gid as usize] = 0;
+        fb.act_count[gid as usize] = 0;
+        if f & RESIDENT == 0 {
+            if f & WRITING != 0 {
+                self.pool.writing += 1;
+            } else {
+                self.pool.free += 1;
+            }
+        }
     }
 
     /// `Event::PageDaemon`: the daemon wakes (vm_pageout.c `vm_pageout`'s loop).

@@ -628,7 +628,7 @@ impl Machine {
                 break;
             }
             if write && clean_writes_fault && flags[gid as usize] & DIRTY == 0 {
-                fault = Some((local, b.page[pos]));
+                fault = Some(Stop::Fault(local, b.page[pos]));
                 break;
             }
             let f = &mut flags[gid as usize];
@@ -1131,6 +1131,21 @@ impl Machine {
         }
         proc.mad -= 1;
         proc.counters.pages_freed += 1;
+        if self.swap_cache_on() {
+            // Linux 2.2: as at exit, the swap cache gives back the frame and the slot
+            if f & RESIDENT != 0 {
+                self.procs[p as usize].rss -= 1;
+                self.reclaimer.on_gone(gid);
+            }
+            self.exit_pages_cached(&[gid]);
+            return;
+        }
+        if self.fbsd.is_some() {
+            // FreeBSD 8.2: off its page queue (an unmapped page's frame comes back there)
+            self.fb_forget_page(gid);
+            self.fb_free_wakeup();
+        }
+        let proc = &mut self.procs[p as usize];
         if f & RESIDENT != 0 {
             proc.rss -= 1;
             self.reclaimer.on_gone(gid);

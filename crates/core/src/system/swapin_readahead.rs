@@ -208,9 +208,16 @@ impl Machine {
         self.async_io_done(gid);
         let f = self.pages.flags[gid as usize];
         if f & TOUCHED == 0 {
-            // its process ended while the page was read
+            // its process ended, or freed the page, while the page was read
             self.pages.flags[gid as usize] = 0;
             self.release_frame22(gid);
+            let owner = self.pages.owner[gid as usize];
+            let proc = &mut self.procs[owner as usize];
+            if proc.waiting_on == gid {
+                // it touched the freed page again meanwhile: it faults on it anew
+                proc.waiting_on = NO_GID;
+                self.make_ready(owner);
+            }
             return;
         }
         self.pages.flags[gid as usize] = (f & !(PAGING_IN | REFERENCED)) | PREFETCHED;

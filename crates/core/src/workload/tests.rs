@@ -1799,13 +1799,14 @@ const COMPAT_STREAMS: &[(&str, &[(&str, &str)])] = &[
 fn compat_system_configs() -> Vec<String> {
     let pair = |token: &str, reclaim: &str, spikes_extra: &str| {
         format!(
-            r#"{{"system": {{"frames": 220, "reclaim": "{reclaim}"}}, "token": {{"policy": "{token}"}},
+            r#"{{"system": {{"frames": 220, "reclaim": "{reclaim}", "swap_out": "largest_rss", "free_pages": "batch"}}, "token": {{"policy": "{token}", "protect": "always", "hold_limit_s": 60.0, "unsuitable_s": 60.0, "self_take_limit": 1000}},
+               "disk": {{"preset": "legacy"}}, "swap": {{"read_around": "none", "async_writes": "unbounded"}},
                "processes": [{{"name": "bitrev", "workload": "bitrev", "params": {{"n": 131072}}, "seed": 1, "cpu_ns_per_ref": 30000.0}},
                              {{"name": "spikes", "workload": "spikes", "params": {{"base_pages": 60, "spike_pages": 160, "second_spike": 1.07, "refs": 400000{spikes_extra}}}, "seed": 1, "cpu_ns_per_ref": 16000.0}}]}}"#
         )
     };
     vec![pair("none", "linux22", ""), pair("paper", "linux22", ""),
-         r#"{"system": {"frames": 30, "reclaim": "bsd"}, "swap": {"clustering": "mclustering", "read_around": "bsd"},
+         r#"{"system": {"frames": 30, "reclaim": "bsd"}, "swap": {"clustering": "mclustering", "read_around": "bsd", "async_writes": "unbounded"}, "disk": {"preset": "legacy"},
              "processes": [{"name": "lu", "workload": "lu", "params": {"n": 160}, "seed": 1}]}"#.to_string()]
 }
 
@@ -1831,7 +1832,8 @@ fn compat_replay(name: &str, params: &[(&str, &str)]) -> Vec<u64> {
 }
 
 /// Old workload names with old parameters give the streams, replays and timed runs of
-/// main before issue 15 (da31785) bit for bit: the values below were printed by this
+/// main before issue 15 (da31785) bit for bit (the timed runs with the switches back to
+/// the Linux 2.2 model and the disk of that engine): the values below were printed by this
 /// code built on that commit. So the free records, the new stand-ins and the replay and
 /// system paths that handle frees change nothing for a stream without frees.
 #[test]
