@@ -166,8 +166,10 @@ def test_sensitivity_variants_set_and_scale():
     base = [p["memory"] for p in spec.data["pair"]]
     assert [p["memory"] for p in lo["pair"]] == pytest.approx([m * 0.85 for m in base])
     assert spec.data["pair"][0]["memory"] == base[0]  # the file's own data is untouched
-    j = next(i for i, s in enumerate(spec.data["sensitivity"]) if s["key"] == "base.token.hold_limit_s")
-    assert [v["base"]["token"]["hold_limit_s"] for _, v in variants_of(spec, j)] == [15, 240]
+    j = next(i for i, s in enumerate(spec.data["sensitivity"]) if s["key"] == "base.token.hold_share")
+    assert [v["base"]["token"]["hold_share"] for _, v in variants_of(spec, j)] == [0.25, 4.0]
+    k = next(i for i, s in enumerate(spec.data["sensitivity"]) if s["key"] == "base.disk.preset")
+    assert [v["base"]["disk"]["preset"] for _, v in variants_of(spec, k)] == ["legacy", "barracuda-2011"]
 
 
 def test_a_tables_default_gets_its_keys_defaults():

@@ -79,12 +79,15 @@ def test_quick_run_numbers_hold_together(quick_run):
 
 
 def test_points_are_the_first_versions_engine_runs():
-    """The full-size runs of figures 3 and 4, as the experiment ran them before the protocol."""
+    """The full-size runs of figures 3 and 4, as the experiment ran them before the protocol,
+    on FreeBSD 8.2's VM and the paper's drive since issue 15."""
     spec = load_spec(FILE)
     points = {p.key: p for p in mc.points(spec)}
     assert len(points) == 18
     lu = points["LU | 1.5 | mclustering"].config
-    assert lu["system"] == {"page_size": 4096, "reclaim": "bsd", "sample_ms": 1000.0, "seed": 0, "frames": 240}
+    assert lu["system"] == {"page_size": 4096, "reclaim": "freebsd8", "sample_ms": 1000.0, "seed": 0, "frames": 240,
+                            "freebsd": {"memory_pages": 262144}}
+    assert lu["disk"] == {"preset": "barracuda-2011"}
     assert lu["swap"] == {"max_cluster": 16, "cluster_back": 8, "buffer_pages": 16, "read_around": "bsd",
                           "read_window": 16, "fragmentation": 0.0, "clustering": "mclustering"}
     assert lu["processes"] == [{"name": "LU", "workload": "lu", "params": {"n": 429}, "cpu_ns_per_ref": 20.0}]

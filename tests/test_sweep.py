@@ -213,7 +213,8 @@ values = [10000, 80000000, 20000]
 # ---------------------------------------------------------------- acceptance 2: interrupted, resumed
 
 def test_interrupted_sweep_resumes_and_reruns_corrupt_files(tmp_path):
-    pages, refs, frames, seeds = 20000, 2_500_000, [1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000], [1, 2, 3, 4, 5]
+    # points heavy enough (about a second each) that the interrupt comes while they run
+    pages, refs, frames, seeds = 20000, 10_000_000, [1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000], [1, 2, 3, 4, 5]
     spec = zipf_spec(tmp_path / "resume.toml", "resume", pages, refs, frames, seeds)
     store = tmp_path / "store"
     total = len(frames) * len(seeds)

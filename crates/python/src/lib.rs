@@ -598,6 +598,7 @@ impl SourceReader {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PagelabError", m.py().get_type::<PagelabError>())?;
     m.add("ENGINE_VERSION", pagelab_core::ENGINE_VERSION)?;
+    m.add("RESULTS_REVISION", pagelab_core::RESULTS_REVISION)?;
     m.add("GIT_COMMIT", env!("PAGELAB_GIT_COMMIT"))?;
     m.add_function(wrap_pyfunction!(workloads, m)?)?;
     m.add_function(wrap_pyfunction!(trace_formats, m)?)?;

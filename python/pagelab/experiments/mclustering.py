@@ -2,8 +2,8 @@
 Improve Virtual Memory System Performance", IEICE Trans. Inf. & Syst. E97-D(7), 2014),
 section 3: figures 3 (LU) and 4 (SOR), and the section 3.4 discussion.
 
-Each workload runs alone under the BSD VM (active and inactive queues with a page-out
-daemon, ``system.reclaim = "bsd"``) with BSD page-out clustering and read-around
+Each workload runs alone under FreeBSD 8.2's VM (page queues and the page daemon as its
+source has them, ``system.reclaim = "freebsd8"``) with BSD page-out clustering and read-around
 (``[config.bsd]``), and again with mClustering (``[config.mclustering]``), at each
 virtual/physical memory ratio of ``[setup] ratios`` (the paper's 1.3, 1.5 and 1.7 GB
 on 1 GB). As in section 3.1 the physical memory is fixed (``frames``) and the problem
