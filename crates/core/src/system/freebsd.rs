@@ -58,6 +58,9 @@ pub const SWB_NPAGES: u64 = 16;
 /// vm_fault.c `vm_fault_prefault`: the order in which the neighbours of a fault are
 /// mapped (`prefault_pageorder`, PFBAK = PFFOR = 4).
 const PREFAULT_ORDER: [i64; 8] = [-1, 1, -2, 2, -3, 3, -4, 4];
+/// amd64 pmap.c: the pages one page-table page maps (`NPTEPG`, 2 MB of 4 KB pages; 1024
+/// on i386 without PAE). `pmap_is_prefaultable` wants the page-table page to exist.
+const NPTEPG: u64 = 512;
 /// sys/param.h `MAXBSIZE` (bytes), in `v_pageout_free_min`.
 const MAXBSIZE: u64 = 65536;
 /// vm_pageout.c `vm_pageout`: a pass after the second sleeps `hz / 2` before the next.
@@ -121,7 +124,7 @@ pub struct FreeBsdConfig {
     /// reads only ahead.
     pub cache_behind: bool,
     /// `vm_fault_prefault`: after a fault, its resident neighbours (4 each side) are
-    /// mapped read-only without faulting.
+    /// mapped read-only without faulting (the rule as the 8.x source has it: `fb_prefault`).
     pub prefault: bool,
     /// `vm_pageout_page_stats`: the active queue is aged every 5 s while the daemon
     /// sleeps.
@@ -866,15 +869,34 @@ impl Machine {
         }
     }
 
-    /// vm_fault.c `vm_fault_prefault`: maps read-only the neighbours of `vpage` that are
-    /// resident and valid and not mapped, in the order -1, +1, -2, +2, ... 4; it gives up
-    /// at the first one not in memory.
+    /// vm_fault.c `vm_fault_prefault`, as in the 8.x source (stable/8's vm_fault.c, still
+    /// with `vm_page_lock_queues`, and the `prefault_pageorder` table of 7.x-9.x). After
+    /// every fault that is not a wiring one, for the neighbours of `vpage` in the order
+    /// -1, +1, -2, +2, ... +4 (PFBAK = PFFOR = 4), within the map entry:
+    /// - `pmap_is_prefaultable` first: a neighbour already mapped (its PTE not zero), or
+    ///   whose page-table page does not exist, is passed over (`continue`). The fault's
+    ///   own page-table page exists (its page was just mapped); one across an `NPTEPG`
+    ///   boundary exists while any page it covers is mapped (the pmap frees an empty one).
+    /// - `vm_page_lookup` in the entry's object (the walk down the backing objects goes
+    ///   through `OBJT_DEFAULT` ones only; the model's anonymous memory is one object): a
+    ///   page not found gives up the whole prefault (`break`). Cached pages are not found
+    ///   (8.x keeps them in `object->cache`, apart from the resident pages), nor pages on
+    ///   swap or never touched.
+    /// - a page found but not fully valid (being read) is passed over; a busy one is not
+    ///   (a page whose page-out is in flight is mapped).
+    /// - `pmap_enter_quick(..., entry->protection)`: mapped read-only (i386 and amd64
+    ///   `pmap_enter_quick_locked` "validate mapping with RO protection") and without the
+    ///   accessed bit, so `pmap_ts_referenced` counts it only once the program touches
+    ///   it; its queue, `act_count` and PG_REFERENCED are left alone.
     fn fb_prefault(&mut self, p: u16, vpage: u64) {
         if !self.fb().cfg.prefault {
             return;
         }
         for d in PREFAULT_ORDER {
             let Some(v) = vpage.checked_add_signed(d) else { continue };
+            if v / NPTEPG != vpage / NPTEPG && !self.fb_page_table_present(p, v) {
+                continue; // pmap_is_prefaultable: no page-table page
+            }
             let Some(&g) = self.procs[p as usize].by_vpage.get(&v) else { break };
             let f = self.pages.flags[g as usize];
             if f & RESIDENT != 0 {
@@ -892,6 +914,14 @@ impl Machine {
             self.fb_map(g, true);
             self.fb().counters.prefaulted += 1;
         }
+    }
+
+    /// Whether the page-table page covering `vpage` of process `p` exists: some page of
+    /// its `NPTEPG` is mapped (amd64 `pmap_unwire_pte_hold` frees it with its last PTE).
+    fn fb_page_table_present(&self, p: u16, vpage: u64) -> bool {
+        let base = vpage / NPTEPG * NPTEPG;
+        let by_vpage = &self.procs[p as usize].by_vpage;
+        (base..base + NPTEPG).any(|v| by_vpage.get(&v).is_some_and(|&g| self.pages.flags[g as usize] & RESIDENT != 0))
     }
 
     /// `Event::PageIn` under freebsd8: the faulting page, just mapped by the generic
@@ -1683,6 +1713,36 @@ mod tests {
         let cluster = run(LaunderCount::Cluster);
         assert_eq!(cluster.0, 8, "eight one-page writes");
         assert_eq!(cluster, run(LaunderCount::Pages));
+    }
+
+    /// vm_fault_prefault asks `pmap_is_prefaultable` before it looks a page up: across a
+    /// page-table boundary (every `NPTEPG` pages) a neighbour is passed over, not given up
+    /// on, while no page of that page table is mapped; once one is, it is prefaulted.
+    #[test]
+    fn prefault_skips_neighbours_without_a_page_table_page() {
+        for mapped_below in [false, true] {
+            let mut m = machine(256, |c| c.swap.read_around = ReadAroundKind::None);
+            let g = swapped(&mut m, 0..NPTEPG + 16);
+            // the neighbours of page NPTEPG in memory, unmapped, on the inactive queue
+            for v in (NPTEPG - 4..NPTEPG).chain(NPTEPG + 1..NPTEPG + 5) {
+                m.pool.free -= 1;
+                m.fb().deactivate(g[v as usize]);
+            }
+            if mapped_below {
+                m.pool.free -= 1;
+                m.fb_map(g[100], false);
+                m.fb().activate(g[100]);
+            }
+            assert!(matches!(m.fb_fault(0, g[NPTEPG as usize]).unwrap(), FaultOutcome::Blocked));
+            drain(&mut m);
+            let below = (NPTEPG - 4..NPTEPG).filter(|&v| m.pages.has(g[v as usize], RESIDENT)).count();
+            let above = (NPTEPG + 1..NPTEPG + 5).filter(|&v| m.pages.has(g[v as usize], RESIDENT)).count();
+            assert_eq!(above, 4, "same page table: prefaulted");
+            assert_eq!(below, if mapped_below { 4 } else { 0 }, "mapped_below = {mapped_below}");
+            assert_eq!(m.fb().counters.prefaulted, above as u64 + below as u64);
+            // prefaulted pages stay inactive and unreferenced
+            assert!((NPTEPG + 1..NPTEPG + 5).all(|v| m.fb().is_inactive(g[v as usize]) && !m.pages.has(g[v as usize], REFERENCED)));
+        }
     }
 
     /// vm_fault_prefault maps only pages already in memory: a fault whose neighbours are
