@@ -46,7 +46,7 @@ def experiment_markdown(d: Path, readme_dir: Path, figures_dir: Path) -> List[st
     out += [f"`{run.get('command', 'pagelab reproduce ' + str(s.get('experiment')))}`: "
             f"{'quick (scaled-down) sizes' if s.get('quick') else 'full sizes'}, {s.get('points', '?')} engine runs, "
             f"{s.get('seconds', '?')} s on 2 cores, {run.get('date', 'date not recorded')}, pagelab "
-            f"{info.get('pagelab', '?')} at commit {str(info.get('commit', '?'))[:12]}. "
+            f"{info.get('pagelab', '?')} (engine {info.get('engine', '?')}) at commit {str(info.get('commit', '?'))[:12]}. "
             f"Claims: **{counts}**.", ""]
     for v in s.get("views") or []:
         if v.get("readme"):
