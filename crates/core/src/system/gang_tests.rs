@@ -34,7 +34,16 @@ fn gang_cfg(frames: u64, pages: i64, mechanisms: &[Mechanism], nodes: u32) -> Sy
     if let DiskModel::Hdd(h) = &mut cfg.disk.model {
         h.sequential = super::disk::SequentialKind::Queued;
     }
-    cfg.gang = Some(GangConfig { nodes, quantum_s: 10.0, mechanisms: mechanisms.to_vec(), ..Default::default() });
+    // the switches from before issue 16 (copies of the serial run on every node, block
+    // reads): these tests pin their behaviour; the new defaults have tests of their own
+    cfg.gang = Some(GangConfig {
+        nodes,
+        quantum_s: 10.0,
+        mechanisms: mechanisms.to_vec(),
+        partition: PartitionKind::Copies,
+        ai_reads: AiReads::Block,
+        ..Default::default()
+    });
     cfg
 }
 
