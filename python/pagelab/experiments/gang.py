@@ -262,8 +262,14 @@ def parallel_runs(spec: Spec) -> List[tuple]:
 def _node_footprint(key: str) -> int:
     from ..timed import run_engine
     cfg = json.loads(key)
+    pages = cfg.pop("pages")
     result = run_engine(normalize_config(cfg, "node footprint", Path(".")), "node footprint")
-    return max(int(n["processes"][0]["distinct_pages"]) for n in result.raw["nodes"])
+    cfg["pages"] = pages
+    nodes, pages = len(result.raw["nodes"]), int(cfg["pages"])
+    # node k owns the k-th equal share of the pages (in first-touch order) and holds
+    # copies of ghost_pages pages of the others (partition.rs)
+    own = [round(pages * (k + 1) / nodes) - round(pages * k / nodes) for k in range(nodes)]
+    return max(o + int(n["gang"]["ghost_pages"]) for o, n in zip(own, result.raw["nodes"]))
 
 
 def node_footprint(base: dict, process: dict, pages: int, nodes: int, superstep: int) -> int:
@@ -277,6 +283,8 @@ def node_footprint(base: dict, process: dict, pages: int, nodes: int, superstep:
     cfg = gang_config(base, process, 2 * pages + 1024, nodes, None, superstep)
     cfg["process"] = cfg["process"][:1]
     cfg["system"]["sample_ms"] = 1e6
+    cfg.get("gang", {}).pop("node_shares", None)
+    cfg["pages"] = pages
     return _node_footprint(json.dumps(cfg, sort_keys=True))
 
 

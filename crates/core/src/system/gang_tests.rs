@@ -373,3 +373,21 @@ fn per_node_configuration_errors_name_the_key() {
     }, "gang.node_shares:");
     bad(&|g| g.exchange_mbit_s = -1.0, "gang.exchange_mbit_s:");
 }
+
+/// A node whose share ends before the serial stream does still takes part in every
+/// barrier after its last reference: the pages of a job written in one sweep (a node's
+/// share is touched only in its part of each pass) on nodes whose shares differ widely.
+#[test]
+fn a_node_with_nothing_left_to_do_still_meets_every_barrier() {
+    let mut cfg = split_cfg(2000, 600, 4);
+    cfg.processes[0].superstep_refs = Some(50); // a barrier every 50 pages: most supersteps touch one node
+    cfg.gang.as_mut().unwrap().node_shares = vec![1.0, 1.0, 1.0, 9.0];
+    let r = run(&cfg);
+    let ends: Vec<u64> = r.nodes.iter().map(|n| n.processes[0].end_ns).collect();
+    assert!(ends.iter().all(|&e| e == r.end_ns), "{ends:?}");
+    for m in [GangMode::Batch, GangMode::Gang] {
+        let mut c = cfg.clone();
+        c.gang.as_mut().unwrap().mode = m;
+        run(&c);
+    }
+}

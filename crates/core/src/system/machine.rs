@@ -567,6 +567,14 @@ impl Machine {
                 return Ok(RunOutcome::Yield);
             }
             if !self.procs[p as usize].refill()? {
+                if self.procs[p as usize].marks.is_some() && self.procs[p as usize].barriers {
+                    // split data: the barriers after this node's last reference come first
+                    self.procs[p as usize].sync_barrier();
+                    if self.procs[p as usize].counters.references >= self.procs[p as usize].barrier_at {
+                        self.arrive(p, false);
+                        return Ok(RunOutcome::Blocked);
+                    }
+                }
                 if self.procs[p as usize].barriers {
                     // a parallel job ends together on all its nodes, at a last barrier
                     self.arrive(p, true);
