@@ -280,10 +280,16 @@ def node_footprint(base: dict, process: dict, pages: int, nodes: int, superstep:
     g = base.get("gang", {})
     if nodes == 1 or g.get("partition", "split") == "copies":
         return pages
-    cfg = gang_config(base, process, 2 * pages + 1024, nodes, None, superstep)
+    # which pages a node holds depends on the stream, the page size and the barriers, not
+    # on time, reclaim or the mechanisms (there is memory for everything): the run keeps
+    # only those, so that the variants that change anything else share one footprint run
+    # (each is a whole simulation, run before the points)
+    system = base.get("system", {})
+    kept = {"system": {k: system[k] for k in ("page_size", "seed") if k in system},
+            "gang": {"partition": "split"}}
+    cfg = gang_config(kept, dict(process, cpu_ns_per_ref=1.0), 2 * pages + 1024, nodes, None, superstep)
     cfg["process"] = cfg["process"][:1]
     cfg["system"]["sample_ms"] = 1e6
-    cfg.get("gang", {}).pop("node_shares", None)
     cfg["pages"] = pages
     return _node_footprint(json.dumps(cfg, sort_keys=True))
 
