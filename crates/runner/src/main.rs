@@ -1,10 +1,10 @@
 //! `pagelab-runner --process JSON [--page-size N] [--seed N] [--cpu-ns-per-ref F]
-//! [--cpu-ns-per-instruction F] [--progress-ms N]`: performs one process's reference
+//! [--cpu-ns-per-instruction F] [--progress-ms N] [--check]`: performs one process's reference
 //! stream for real and prints a JSON report on stdout (progress lines, JSON, on
 //! stderr). JSON is a `[[process]]` table of a system configuration in the engine's
 //! structure (workload + params + seed, or trace + format; cpu_ns_per_ref and use_gaps
 //! override the flags). Errors: one line on stderr, exit status 2 for a usage mistake,
-//! 1 for a failed run.
+//! 1 for a failed run. `--check` only validates the table and opens its stream.
 
 use std::process::ExitCode;
 
@@ -12,7 +12,7 @@ use pagelab_core::system::config::ProcessConfig;
 use pagelab_runner::{perform, RunnerOptions};
 
 const USAGE: &str = "usage: pagelab-runner --process JSON [--page-size N] [--seed N] [--cpu-ns-per-ref F] \
-                     [--cpu-ns-per-instruction F] [--progress-ms N]";
+                     [--cpu-ns-per-instruction F] [--progress-ms N] [--check]";
 
 struct Args {
     process: String,
@@ -21,15 +21,21 @@ struct Args {
     cpu_ns_per_ref: f64,
     cpu_ns_per_instruction: f64,
     progress_ms: u64,
+    /// Only check the process table and open its stream, perform nothing.
+    check: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut a = Args { process: String::new(), page_size: 4096, seed: 0, cpu_ns_per_ref: 20.0, cpu_ns_per_instruction: 1.0, progress_ms: 0 };
+    let mut a = Args { process: String::new(), page_size: 4096, seed: 0, cpu_ns_per_ref: 20.0, cpu_ns_per_instruction: 1.0, progress_ms: 0, check: false };
     let mut it = std::env::args().skip(1);
     let mut seen_process = false;
     while let Some(flag) = it.next() {
         if flag == "--help" || flag == "-h" {
             return Err(String::new());
+        }
+        if flag == "--check" {
+            a.check = true;
+            continue;
         }
         let value = it.next().ok_or_else(|| format!("{flag}: expected a value after it"))?;
         let num = |what: &str| -> Result<u64, String> {
@@ -90,6 +96,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.check {
+        return match spec.open() {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("pagelab-runner: error: {}: {e}", process.name);
+                ExitCode::from(2)
+            }
+        };
+    }
     let opts = RunnerOptions {
         page_size: args.page_size,
         cpu_ns_per_ref: process.cpu_ns_per_ref.unwrap_or(args.cpu_ns_per_ref),
