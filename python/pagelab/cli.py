@@ -359,8 +359,14 @@ def cmd_run(args) -> int:
         return _run_numa(args, data, out)
     engine_config, name = system.load_config(args.config)
     if system.config_backend(data, name, args.on) == "kernel":
-        with system.SimulatedTimeBar("running on the kernel", enabled=args.progress) as bar:
-            result = run_kernel(engine_config, name, bar)
+        try:
+            with system.SimulatedTimeBar("running on the kernel", enabled=args.progress) as bar:
+                result = run_kernel(engine_config, name, bar)
+        except KeyboardInterrupt:
+            # run_kernel has ended every process and removed the cgroups before this
+            print("pagelab: interrupted: every process of the run was ended and its cgroups removed",
+                  file=sys.stderr)
+            return EXIT_INTERRUPTED
     else:
         with system.SimulatedTimeBar("simulating", enabled=args.progress) as bar:
             result = timed.run_engine(engine_config, name, bar)

@@ -86,17 +86,34 @@ pub fn perform(spec: &SourceSpec, opts: &RunnerOptions, progress: &mut dyn Write
     let progress_ns = opts.progress_ms.saturating_mul(1_000_000);
     let mut next_progress = start + progress_ns;
     let mut failure: Option<RegionError> = None;
+    // Pages holding memory: a page's first touch (and its first touch after a free)
+    // must allocate it, as in the simulator. A read alone would map the kernel's
+    // shared zero page, which takes no memory, so such a read writes the page first.
+    let mut present: Vec<bool> = Vec::new();
     for_each_batch(src.as_mut(), &mut |_| true, |b, distinct| {
         r.pages = distinct as u64;
         for i in 0..b.id.len() {
             let id = b.id[i] as u64;
             let repeat = b.repeat[i];
+            if present.len() <= id as usize {
+                present.resize(id as usize + 1, false);
+            }
             let done = match b.kind[i] {
                 AccessKind::Free => {
                     r.frees += 1;
+                    present[id as usize] = false;
                     region.free(id)
                 }
                 kind => {
+                    if !present[id as usize] {
+                        present[id as usize] = true;
+                        if kind != AccessKind::Write {
+                            if let Err(e) = region.touch(id, true, 1) {
+                                failure = Some(e);
+                                return Err(pagelab_core::Error::Interrupted);
+                            }
+                        }
+                    }
                     let write = kind == AccessKind::Write;
                     if write {
                         r.writes += 1;
@@ -183,7 +200,8 @@ mod tests {
         let r = perform(&spec, &opts(0.0), &mut std::io::sink()).unwrap();
         assert!(records > 1000);
         assert_eq!((r.records, r.references, r.writes, r.pages), (records, refs, writes, distinct as u64));
-        // every distinct page was touched at least once: it is resident (no limit here)
+        // every distinct page was touched at least once and holds memory (a first read
+        // too): it is resident (no limit here), after one zero-fill fault
         assert!(r.memory.region_rss_bytes >= distinct as u64 * 4096);
         assert!(r.minor_faults >= distinct as u64);
     }

@@ -8,6 +8,8 @@ use rustix::mm::{madvise, mmap_anonymous, munmap, Advice, MapFlags, ProtFlags};
 
 /// Largest reservation tried first (address space only): 1 TiB.
 const MAX_RESERVATION: usize = 1 << 40;
+/// Size of a transparent huge page on the platforms pagelab runs on.
+const HUGE_PAGE: usize = 2 << 20;
 /// Smallest reservation accepted when the kernel refuses larger ones.
 const MIN_RESERVATION: usize = 1 << 30;
 
@@ -37,7 +39,16 @@ impl Region {
                 mmap_anonymous(std::ptr::null_mut(), len, ProtFlags::READ | ProtFlags::WRITE, MapFlags::PRIVATE | MapFlags::NORESERVE)
             };
             match r {
-                Ok(p) => return Ok(Region { base: p as *mut u8, len, page_size, os_page }),
+                Ok(p) => {
+                    if page_size < HUGE_PAGE {
+                        // the stream's pages are its unit of memory: no transparent huge
+                        // page may fault in 512 of them at once (THP = always)
+                        // SAFETY: advice on the mapping just made; an error only means
+                        // a kernel without THP
+                        let _ = unsafe { madvise(p, len, Advice::LinuxNoHugepage) };
+                    }
+                    return Ok(Region { base: p as *mut u8, len, page_size, os_page });
+                }
                 Err(e) if len > MIN_RESERVATION => {
                     let _ = e;
                     len /= 2;

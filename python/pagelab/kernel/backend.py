@@ -83,6 +83,7 @@ class _Running:
         self.out, self.err = out, err
         self.last = {"major_faults": 0, "minor_faults": 0, "cpu_ns": 0}
         self.peak_swap = 0
+        self.report: Optional[dict] = None
         self.series = {"t_s": [], "mad": [], "rss": [], "nap": [], "npf": [], "swap": []}
 
 
@@ -142,13 +143,14 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
         now = time.monotonic() - t0
         while pending and pending[0].start_s <= now:
             p = pending.pop(0)
-            running.append(_start(p, cg.procs_file(p.name), tmp, t0))
+            _start(p, cg.procs_file(p.name), tmp, t0, running)
         for r in running:
             if r.end is None:
                 pid, status, rusage = os.wait4(r.popen.pid, os.WNOHANG)
                 if pid:
                     r.end, r.status, r.rusage = time.monotonic() - t0, status, rusage
                     r.popen.returncode = status
+                    r.report = _runner_report(r)
                     if status != 0:
                         _fail(r, cg, limit_bytes, config_name)
         peak_usage = max(peak_usage, cg.usage_bytes())
@@ -181,23 +183,36 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
             "cgroup": str(cg.path), "stale_removed": cg.removed_stale, "pressure": cg.pressure()}
 
 
-def _start(p: KernelProcess, procs_file: str, tmp: Path, t0: float) -> _Running:
+def _start(p: KernelProcess, procs_file: str, tmp: Path, t0: float, running: List[_Running]) -> None:
+    """Starts ``p`` in its cgroup and appends it to ``running``. SIGINT and SIGTERM are
+    held off from the fork until the process is in ``running``, so an interruption can
+    never leave a started process that the clean-up does not know of."""
     out, err = tmp / f"{p.index}.out", tmp / f"{p.index}.err"
+    parent = os.getpid()
+    held = {signal.SIGINT, signal.SIGTERM}
 
     def enter_cgroup():
         # in the child, before exec: join the process's cgroup (so all of its memory is
-        # charged there from the start) and die with pagelab, even if pagelab is SIGKILLed
+        # charged there from the start), die with pagelab even if pagelab is SIGKILLed
+        # (and at once if it already died), then take signals again
         with open(procs_file, "w") as f:
             f.write(str(os.getpid()))
         _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
 
-    with open(out, "wb") as fo, open(err, "wb") as fe:
-        try:
-            popen = subprocess.Popen(p.argv, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
-                                     preexec_fn=enter_cgroup, start_new_session=True)
-        except (OSError, subprocess.SubprocessError) as err_:
-            raise PagelabError(f"process '{p.name}': cannot start {p.argv[0]}: {err_}") from None
-    return _Running(p, popen, t0, out, err)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        with open(out, "wb") as fo, open(err, "wb") as fe:
+            try:
+                popen = subprocess.Popen(p.argv, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
+                                         preexec_fn=enter_cgroup, start_new_session=True)
+            except (OSError, subprocess.SubprocessError) as err_:
+                raise PagelabError(f"process '{p.name}': cannot start {p.argv[0]}: {err_}") from None
+        running.append(_Running(p, popen, t0, out, err))
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _sample(r: _Running, now: float, page_size: int) -> int:
@@ -296,7 +311,7 @@ def _result(shared: dict, alone: dict, procs, limit: int, frames: int, page_size
     rows, series = [], []
     cpu_busy = 0
     for r in shared["running"]:
-        rep = _runner_report(r)
+        rep = r.report
         ru = r.rusage
         cpu_ns = int((ru.ru_utime + ru.ru_stime) * 1e9)
         cpu_busy += cpu_ns
