@@ -83,6 +83,7 @@ class _Running:
         self.out, self.err = out, err
         self.last = {"major_faults": 0, "minor_faults": 0, "cpu_ns": 0}
         self.peak_swap = 0
+        self.peak_rss = 0
         self.report: Optional[dict] = None
         self.series = {"t_s": [], "mad": [], "rss": [], "nap": [], "npf": [], "swap": []}
 
@@ -228,6 +229,7 @@ def _sample(r: _Running, now: float, page_size: int) -> int:
     r.series["npf"].append(s["major_faults"] - r.last["major_faults"])
     r.series["swap"].append(s["swap_bytes"] // page_size)
     r.peak_swap = max(r.peak_swap, s["swap_bytes"])
+    r.peak_rss = max(r.peak_rss, s["peak_rss_bytes"])
     cpu = s["cpu_ns"] - r.last["cpu_ns"]
     r.last = s
     return cpu
@@ -329,7 +331,11 @@ def _result(shared: dict, alone: dict, procs, limit: int, frames: int, page_size
             # told apart per process (the kernel counts them system-wide)
             "page_ins": ru.ru_majflt, "page_outs": None,
             "token_grabs": 0, "token_held_ns": 0, "suspended_ns": 0,
-            "cpu_ns": cpu_ns, "peak_rss_bytes": ru.ru_maxrss * 1024, "peak_swap_bytes": r.peak_swap,
+            "cpu_ns": cpu_ns,
+            # VmHWM of the program (reset by exec), sampled, or the runner's own at its end;
+            # not wait4's ru_maxrss, which counts pagelab's pages between fork and exec
+            "peak_rss_bytes": max(r.peak_rss, rep["memory"]["peak_rss_bytes"] if rep else 0),
+            "peak_swap_bytes": r.peak_swap,
             "runner_own_rss_bytes": rep["peak_own_rss_bytes"] if rep else None,
             "pages": rep["pages"] if rep else None,
             "kind": "runner" if r.proc.is_runner else "command",

@@ -21,8 +21,8 @@ def _read(path: str) -> Optional[str]:
 
 
 def process_sample(pid: int) -> Optional[dict]:
-    """minor/major faults, CPU ns, state letter, rss/swap bytes; None once the process
-    is gone (or a zombie without its memory)."""
+    """minor/major faults, CPU ns, state letter, rss/swap/peak rss (VmHWM) bytes; None
+    once the process is gone (or a zombie without its memory)."""
     stat = _read(f"/proc/{pid}/stat")
     status = _read(f"/proc/{pid}/status")
     if stat is None or status is None:
@@ -30,10 +30,13 @@ def process_sample(pid: int) -> Optional[dict]:
     f = stat.rsplit(")", 1)[1].split()
     # f[0] is field 3 (state); minflt 10, majflt 12, utime 14, stime 15
     out = {"state": f[0], "minor_faults": int(f[7]), "major_faults": int(f[9]),
-           "cpu_ns": (int(f[11]) + int(f[12])) * 1_000_000_000 // CLOCK_TICKS, "rss_bytes": 0, "swap_bytes": 0}
+           "cpu_ns": (int(f[11]) + int(f[12])) * 1_000_000_000 // CLOCK_TICKS, "rss_bytes": 0, "swap_bytes": 0,
+           "peak_rss_bytes": 0}
     for line in status.splitlines():
         if line.startswith("VmRSS:"):
             out["rss_bytes"] = int(line.split()[1]) * 1024
+        elif line.startswith("VmHWM:"):
+            out["peak_rss_bytes"] = int(line.split()[1]) * 1024
         elif line.startswith("VmSwap:"):
             out["swap_bytes"] = int(line.split()[1]) * 1024
     return out
