@@ -255,3 +255,21 @@ def test_status_json_says_what_the_machine_offers(cli):
         assert s["cgroup"]["memory"]["version"] == HIERARCHY.version
     human = cli("kernel", "status")
     assert human.code == 0 and "memory cgroup:" in human.out and "swap:" in human.out
+
+
+@needs_root
+def test_an_oom_killed_process_is_reported_as_such_not_as_a_result(tmp_path, cli):
+    # locked memory cannot be swapped out: 64 MiB locked in a 16 MiB limit is an OOM kill
+    # with or without swap
+    hog = "import ctypes, time; ctypes.CDLL(None).mlockall(3); b = bytearray(64 << 20); time.sleep(5)"
+    cfg = tmp_path / "oom.toml"
+    cfg.write_text('[system]\nframes = 4096\nsample_ms = 100\n'
+                   f'[[process]]\nname = "hog"\ncommand = ["{sys.executable}", "-c", "{hog}"]\n'
+                   '[[process]]\nname = "sl"\ncommand = ["sleep", "30"]\n')
+    before = set(pagelab_groups())
+    t = time.monotonic()
+    r = cli("run", cfg, "--on", "kernel", "--out", tmp_path / "out")
+    assert_user_error(r, "process 'hog' was killed by the OOM killer (memory limit 16.0 MiB", "not a result")
+    assert time.monotonic() - t < 15  # the sleeper was ended, not waited for
+    assert set(pagelab_groups()) <= before
+    assert not (tmp_path / "out" / "result.json").exists()
