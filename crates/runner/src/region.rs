@@ -62,6 +62,14 @@ impl Region {
         self.base as usize
     }
 
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     pub fn pages(&self) -> u64 {
         (self.len / self.page_size) as u64
     }

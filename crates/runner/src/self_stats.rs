@@ -25,27 +25,29 @@ fn kib_field(text: &str, key: &str) -> Option<u64> {
         .map(|kib| kib * 1024)
 }
 
-/// Memory numbers; the region is the mapping starting at `region_base`.
-pub fn memory(region_base: usize) -> MemoryNumbers {
+/// Memory numbers; the region is the mappings inside `[region_base, region_base +
+/// region_len)` (madvise can split it into several).
+pub fn memory(region_base: usize, region_len: usize) -> MemoryNumbers {
     let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
     let rss = kib_field(&status, "VmRSS:").unwrap_or(0);
     let hwm = kib_field(&status, "VmHWM:").unwrap_or(0);
     let smaps = fs::read_to_string("/proc/self/smaps").unwrap_or_default();
-    let start = format!("{region_base:x}-");
+    let region_end = region_base + region_len;
     let mut region_rss = 0;
     let mut region_swap = 0;
     let mut inside = false;
     for line in smaps.lines() {
         let first = line.split_whitespace().next().unwrap_or("");
-        if first.contains('-') && !first.ends_with(':') {
-            inside = first.starts_with(&start);
+        if let Some((a, b)) = first.split_once('-').filter(|_| !first.ends_with(':')) {
+            let (a, b) = (usize::from_str_radix(a, 16).unwrap_or(0), usize::from_str_radix(b, 16).unwrap_or(0));
+            inside = a >= region_base && b <= region_end;
             continue;
         }
         if inside {
             if let Some(v) = kib_field(line, "Rss:") {
-                region_rss = v;
+                region_rss += v;
             } else if let Some(v) = kib_field(line, "Swap:") {
-                region_swap = v;
+                region_swap += v;
             }
         }
     }
@@ -77,7 +79,7 @@ mod tests {
     fn own_numbers_are_read() {
         let (minor, _) = faults();
         assert!(minor > 0);
-        let m = memory(0);
+        let m = memory(0, 0);
         assert!(m.rss_bytes > 0 && m.own_rss_bytes == m.rss_bytes);
     }
 }

@@ -64,7 +64,9 @@ class KernelProcess:
             self.argv = [runner, "--process", json.dumps(table), "--page-size", str(system.get("page_size", 4096)),
                          "--seed", str(system.get("seed", 0)),
                          "--cpu-ns-per-ref", repr(float(system.get("cpu_ns_per_ref", 20.0))),
-                         "--cpu-ns-per-instruction", repr(float(system.get("cpu_ns_per_instruction", 1.0)))]
+                         "--cpu-ns-per-instruction", repr(float(system.get("cpu_ns_per_instruction", 1.0))),
+                         # its own memory sampled as often as pagelab samples (peak_own_rss_bytes)
+                         "--progress-ms", str(max(int(float(system.get("sample_ms", 1000.0))), 50))]
             self.is_runner = True
             r = subprocess.run(self.argv + ["--check"], capture_output=True, text=True)
             if r.returncode != 0:

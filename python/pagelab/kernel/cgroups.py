@@ -107,9 +107,10 @@ class RunCgroups:
         self.version = h.version
         self.limit_bytes = limit_bytes
         self.base = self._base(h)
-        self.removed_stale = [str(p) for p in stale_groups(self.base)]
-        for p in stale_groups(self.base):
+        stale = stale_groups(self.base)
+        for p in stale:
             _kill_and_remove(p)
+        self.removed_stale = [str(p) for p in stale]
         _counter += 1
         me = os.getpid()
         self.path = self.base / f"pagelab-{me}-{process_start_time(me)}-{_counter}"
