@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, List, Optional
 
 from . import api, fault_analysis, gang, numa, system, timed
-from .kernel.backend import run_kernel
+from .kernel.backend import KernelRunBar, run_kernel
 from .bench import run_bench
 from .capture import capture
 from .demo import run_demo
@@ -360,7 +360,7 @@ def cmd_run(args) -> int:
     engine_config, name = system.load_config(args.config)
     if system.config_backend(data, name, args.on) == "kernel":
         try:
-            with system.SimulatedTimeBar("running on the kernel", enabled=args.progress) as bar:
+            with KernelRunBar("running on the kernel", enabled=args.progress) as bar:
                 result = run_kernel(engine_config, name, bar)
         except KeyboardInterrupt:
             # run_kernel has ended every process and removed the cgroups before this

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable, List, Optional
 
 from .._core import PagelabError
+from ..progress import ProgressBar
 from ..system import SystemResult
 from .cgroups import RunCgroups
 from .host import is_root, memory_hierarchy, swap_devices
@@ -39,6 +40,23 @@ MIN_SAMPLE_S = 0.05
 
 _PR_SET_PDEATHSIG = 1
 _libc = ctypes.CDLL(None, use_errno=True)
+
+
+class KernelRunBar(ProgressBar):
+    """Progress of a kernel run in wall seconds: run 1 is the shared run, then one run
+    per process alone (each restarts the count)."""
+
+    def _columns(self) -> list:
+        from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        return [SpinnerColumn(), TextColumn("[bold]{task.description}"),
+                TextColumn("run {task.fields[run]}: {task.fields[wall]:,.1f} s"), TimeElapsedColumn()]
+
+    def _task_fields(self) -> dict:
+        return {"total": None, "run": 1, "wall": 0.0}
+
+    def _show(self, done_ms: int) -> None:
+        self._progress.update(self._task, wall=done_ms / 1000.0, run=self.passes + 1)
 
 
 class KernelProcess:
