@@ -170,6 +170,10 @@ def _undo(state: dict) -> list:
         state_path().unlink()
     except FileNotFoundError:
         pass
+    try:
+        state_dir().rmdir()  # setup made it; left alone if anything else is in it
+    except OSError:
+        pass
     return done
 
 
