@@ -110,6 +110,8 @@ def test_limit_holds_and_major_faults_appear_below_the_footprint(swap):
     assert p["major_faults"] >= 2 * (SCAN_PAGES // 2) // 64, p
     assert p["peak_swap_bytes"] > 0
     assert max(below.raw["system_series"]["cgroup_bytes"] or [0]) <= limit
+    # the swap device is found (the file system's disk for a swap file) and was busy
+    assert below.raw["swap_disks"] and below.raw["disk_busy_ns"] > 0, below.raw["swap_disks"]
 
 
 @needs_root

@@ -250,7 +250,7 @@ class SystemResult:
 
     @property
     def disk_utilisation(self) -> Optional[float]:
-        """None for a kernel run (disk busy time is not measured there yet)."""
+        """None for a kernel run without swap (no swap disk to measure)."""
         if self.raw.get("disk_busy_ns") is None:
             return None
         return self.raw["disk_busy_ns"] / max(self.raw["end_ns"], 1)
@@ -365,7 +365,8 @@ def system_line(result: SystemResult) -> str:
                 f"limit {r['limit_bytes'] / 2**20:,.1f} MiB ({r['frames']:,} frames), peak use "
                 f"{r['peak_bytes'] / 2**20:,.1f} MiB, CPU utilisation {100 * result.cpu_utilisation:.1f}% of "
                 f"{r['cpus']} CPUs, swap-ins {r['pages_read']:,} pages, swap-outs {r['pages_written']:,} pages "
-                f"(system-wide)")
+                f"(system-wide)" + ("" if result.disk_utilisation is None else
+                                    f", swap disk ({', '.join(r['swap_disks'])}) busy {100 * result.disk_utilisation:.1f}%"))
     return (f"system: {result.end_s:,.2f} simulated s, CPU utilisation {100 * result.cpu_utilisation:.1f}%, "
             f"disk busy {100 * result.disk_utilisation:.1f}% ({r['disk_reads']:,} reads of "
             f"{r['pages_read']:,} pages, {r['disk_writes']:,} writes of {r['pages_written']:,} pages)")

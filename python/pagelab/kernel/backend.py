@@ -28,7 +28,7 @@ from ..progress import ProgressBar
 from ..system import SystemResult
 from .cgroups import RunCgroups
 from .host import is_root, memory_hierarchy, swap_devices
-from .procfs import free_bytes, process_sample, referenced_bytes, vmstat
+from .procfs import disk_busy_ms, free_bytes, process_sample, referenced_bytes, swap_disks, vmstat
 from .runner import find_runner
 
 #: keys a `command` process may have
@@ -155,6 +155,8 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
     t0 = time.monotonic()
     vm0 = vmstat()
     last_vm, last_t = vm0, 0.0
+    disks = swap_disks(d["name"] for d in swap_devices())
+    busy0 = last_busy = disk_busy_ms(disks)
     system_series = {"t_s": [], "free": [], "cpu_util": [], "disk_util": [], "swap_ins": [], "swap_outs": [],
                      "cgroup_bytes": [], "cgroup_swap_bytes": []}
     next_sample = sample_s
@@ -184,7 +186,9 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
             system_series["t_s"].append(round(now, 3))
             system_series["free"].append(free_bytes() // page_size)
             system_series["cpu_util"].append(cpu_delta / max((now - last_t) * 1e9 * ncpu, 1.0))
-            system_series["disk_util"].append(None)
+            busy = disk_busy_ms(disks)
+            system_series["disk_util"].append((busy - last_busy) / max((now - last_t) * 1000.0, 1.0) if disks else None)
+            last_busy = busy
             system_series["swap_ins"].append(vm.get("pswpin", 0) - last_vm.get("pswpin", 0))
             system_series["swap_outs"].append(vm.get("pswpout", 0) - last_vm.get("pswpout", 0))
             system_series["cgroup_bytes"].append(cg.usage_bytes())
@@ -197,7 +201,8 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
     end = time.monotonic() - t0
     vm1 = vmstat()
     peak = cg.peak_bytes()
-    return {"end_s": end, "running": running, "system_series": system_series,
+    return {"end_s": end, "running": running, "system_series": system_series, "swap_disks": disks,
+            "disk_busy_ns": (disk_busy_ms(disks) - busy0) * 1_000_000 if disks else None,
             "swap_ins": vm1.get("pswpin", 0) - vm0.get("pswpin", 0),
             "swap_outs": vm1.get("pswpout", 0) - vm0.get("pswpout", 0),
             "peak_bytes": max(peak or 0, peak_usage), "cgroup_version": cg.version,
@@ -368,7 +373,9 @@ def _result(shared: dict, alone: dict, procs, limit: int, frames: int, page_size
         "frames": frames, "page_size": page_size, "limit_bytes": limit, "peak_bytes": shared["peak_bytes"],
         "swap_bytes": sum(d["size_bytes"] for d in swap_devices()),
         "end_ns": end_ns, "cpu_busy_ns": cpu_busy / (os.cpu_count() or 1), "cpus": os.cpu_count(),
-        "disk_busy_ns": None, "disk_reads": None, "disk_writes": None,
+        # the swap devices' busy time (/proc/diskstats io_ticks): all I/O on them, not only swap
+        "disk_busy_ns": shared["disk_busy_ns"], "swap_disks": shared["swap_disks"],
+        "disk_reads": None, "disk_writes": None,
         "pages_read": shared["swap_ins"], "pages_written": shared["swap_outs"],
         "processes": rows, "series": series, "system_series": shared["system_series"],
         "token_events": [], "stale_cgroups_removed": shared["stale_removed"],

@@ -74,3 +74,31 @@ def free_bytes() -> int:
         if line.startswith("MemFree:"):
             return int(line.split()[1]) * 1024
     return 0
+
+
+def swap_disks(swap_names) -> list:
+    """The block devices (diskstats names) that hold the given swap areas: a partition
+    or disk itself, or for a swap file the device of its file system."""
+    out = []
+    for name in swap_names:
+        try:
+            st = os.stat(name)
+        except OSError:
+            continue
+        dev = st.st_rdev if (st.st_mode & 0o170000) == 0o060000 else st.st_dev
+        uevent = _read(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}/uevent") or ""
+        for line in uevent.splitlines():
+            if line.startswith("DEVNAME="):
+                out.append(line.split("=", 1)[1])
+    return sorted(set(out))
+
+
+def disk_busy_ms(disks) -> int:
+    """Milliseconds the devices ``disks`` have spent doing I/O (/proc/diskstats field 13,
+    io_ticks), summed."""
+    total = 0
+    for line in (_read("/proc/diskstats") or "").splitlines():
+        f = line.split()
+        if len(f) >= 13 and f[2] in disks:
+            total += int(f[12])
+    return total
