@@ -2,7 +2,8 @@
 in memory cgroups, on small memories (tens of MB, seconds). As root only (CI runs as
 root); otherwise every test that needs root skips, saying why. A swap file is set up
 for the module when none is active (and torn down after), so that a limit below the
-footprint means swapping, not the OOM killer."""
+footprint means swapping, not the OOM killer. The module runs on one worker (make test:
+pytest-xdist --dist loadscope), since its swap fixture is machine-wide."""
 
 import glob
 import json
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_user_error
+from conftest import Run, assert_user_error
 
 from pagelab import workload
 from pagelab.kernel.backend import run_kernel
@@ -66,6 +67,20 @@ def swap(tmp_path_factory):
         else:
             os.environ["PAGELAB_STATE_DIR"] = old
         assert not path.exists()
+
+
+def run_pagelab(*args) -> tuple:
+    """`pagelab ARGS` in a subprocess: (its pid, a conftest Run) so that a test can look
+    for exactly that run's cgroups (other runs may be live at the same time)."""
+    p = subprocess.Popen([sys.executable, "-m", "pagelab", *map(str, args)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                         env=dict(os.environ, COLUMNS="1000"))
+    out, err = p.communicate(timeout=120)
+    return p.pid, Run(p.returncode, out, err)
+
+
+def groups_of(pid: int) -> list:
+    return [g for g in pagelab_groups() if os.path.basename(g).startswith(f"pagelab-{pid}-")]
 
 
 def scan_config(frames: int, passes: int = 3, **system) -> dict:
@@ -162,9 +177,8 @@ def test_interrupt_leaves_no_cgroup_or_child_behind(tmp_path):
         time.sleep(0.05)
     kids = list(_children(p.pid))
     assert len(kids) == 2
-    start = process_start_time(p.pid)
-    mine = [g for g in pagelab_groups() if f"pagelab-{p.pid}-{start}-" in g]
-    assert mine, pagelab_groups()
+    mine = groups_of(p.pid)
+    assert mine and all(f"-{process_start_time(p.pid)}-" in g for g in mine), pagelab_groups()
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=20)
     assert p.returncode == 130, err
@@ -180,11 +194,10 @@ def test_crashed_child_ends_the_run_with_one_line(tmp_path, cli):
     cfg.write_text('[system]\nframes = 4096\n'
                    '[[process]]\nname = "long"\nworkload = "scan"\nparams = { pages = 1000, passes = 1000000 }\n'
                    '[[process]]\nname = "bad"\ncommand = ["sh", "-c", "sleep 0.3; echo boom >&2; exit 3"]\n')
-    before = set(pagelab_groups())
-    r = cli("run", cfg, "--on", "kernel", "--out", tmp_path / "out")
+    pid, r = run_pagelab("run", cfg, "--on", "kernel", "--out", tmp_path / "out")
     assert_user_error(r, "process 'bad' exited with status 3: boom", "every other process was ended")
     # the run's cgroups are gone, and a cgroup with a process left in it cannot be removed
-    assert set(pagelab_groups()) <= before
+    assert groups_of(pid) == []
 
 
 @needs_root
@@ -268,10 +281,9 @@ def test_an_oom_killed_process_is_reported_as_such_not_as_a_result(tmp_path, cli
     cfg.write_text('[system]\nframes = 4096\nsample_ms = 100\n'
                    f'[[process]]\nname = "hog"\ncommand = ["{sys.executable}", "-c", "{hog}"]\n'
                    '[[process]]\nname = "sl"\ncommand = ["sleep", "30"]\n')
-    before = set(pagelab_groups())
     t = time.monotonic()
-    r = cli("run", cfg, "--on", "kernel", "--out", tmp_path / "out")
+    pid, r = run_pagelab("run", cfg, "--on", "kernel", "--out", tmp_path / "out")
     assert_user_error(r, "process 'hog' was killed by the OOM killer (memory limit 16.0 MiB", "not a result")
     assert time.monotonic() - t < 15  # the sleeper was ended, not waited for
-    assert set(pagelab_groups()) <= before
+    assert groups_of(pid) == []
     assert not (tmp_path / "out" / "result.json").exists()
