@@ -3,8 +3,9 @@ gang-adaptive-paging.txt section 4): a --quick run end to end through the runner
 the analysis' non-obvious pieces on small synthetic inputs.
 
 The quick run is the first version's quick run (each workload's `quick` sizes, 16 s
-jobs, 1.6 s quanta: quick_scale = 0.2), all 45 points, in this process (workers=0):
-about 15 s on a 2-core machine."""
+jobs, 1.6 s quanta: quick_scale = 0.2) with issue 16's runs (SP x4, MG x2, the clock
+baseline beside Linux 2.2.19's), all 90 points, in this process (workers=0): about a
+minute on a 2-core machine."""
 
 import copy
 import json
@@ -20,8 +21,8 @@ from pagelab.experiments.protocol import EXPERIMENTS_DIR, check_spec, load_spec,
 from pagelab.experiments.runner import reproduce
 
 FILE = EXPERIMENTS_DIR / "gang.toml"
-#: claims whose measure this file does not produce by design (SP is not run in parallel)
-NOT_RUN = {"sp-4-machines"}
+#: claims whose measure this file does not produce by design (none since issue 16 runs SP x4)
+NOT_RUN = set()
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +37,7 @@ def test_quick_run_writes_the_ledger_and_figures(quick_run):
     assert run.error is None
     spec = load_spec(FILE, quick=True)
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["experiment"] == "gang" and summary["quick"] and summary["points"] == 45
+    assert summary["experiment"] == "gang" and summary["quick"] and summary["points"] == 90
     claims = pd.read_csv(out / "claims.csv")
     assert list(claims["id"]) == [c.id for c in spec.claims]
     assert set(claims["verdict"]) <= set(VERDICTS)
@@ -67,11 +68,27 @@ def test_quick_run_physics(quick_run):
         lru, all4 = row["LRU"], row["configs"]["so/ao/ai/bg"]
         assert lru["pages_paged"] > 0
         assert row["batch_s"] <= min(lru["completion_s"], all4["completion_s"])
-    lu = s["serial"][0]
-    assert lu["workload"] == "LU" and lu["LRU"]["pages_paged"] == 12_429  # results revision 2 (pagelab 0.1: 12,515)
+    # the clock baseline beside Linux 2.2.19's: LU's serial LRU run is main's before issue 16
+    # (12,429 since issue 15's disk and swap-cache merges; pagelab 0.1 had 12,515, a pin
+    # already stale on main when issue 16 began: main's engine gives 12,429 on this run)
+    lu = s["beside"][0]
+    assert lu["workload"] == "LU" and lu["nodes"] == 1 and lu["LRU"]["pages_paged"] == 12_429
+    assert s["serial"][0]["LRU"]["pages_paged"] != 12_515  # Linux 2.2.19's swap_out pages otherwise
     assert [r["nodes"] for r in s["breakdown"]] == [1, 2, 4]
     m = run.analysis.measures
-    assert list(m["parallel_overhead_reduction_pct"]) == ["LU x2", "CG x2", "IS x2", "LU x4", "CG x4", "IS x4"]
+    assert list(m["parallel_overhead_reduction_pct"]) == ["LU x2", "CG x2", "IS x2", "LU x4", "CG x4", "IS x4",
+                                                          "MG x2", "SP x4"]
+    # SP and MG run on one cluster size only: not in the by-cluster-size series
+    assert list(m["parallel_reduction_by_nodes"]) == ["LU", "CG", "IS"]
+    assert list(m["clock_parallel_overhead_reduction_pct"]) == list(m["parallel_overhead_reduction_pct"])
+    # split data: a node holds its share of an instance plus its copies of the pages next
+    # to its share; LU's shrinks with nodes (CG's and IS's, whose vector and buckets are
+    # next to everything, hardly do: see gang.toml)
+    for name, size in s["sizes"].items():
+        for n, d in size["nodes"].items():
+            assert size["pages"] / n <= d["node_pages"] <= size["pages"], (name, n, d)
+    lu = s["sizes"]["LU"]["nodes"]
+    assert lu[4]["node_pages"] < lu[2]["node_pages"] < s["sizes"]["LU"]["pages"]
     assert list(m["lu_all_reduction_pct"]) == ["serial", "2 nodes", "4 nodes"]
 
 
@@ -81,7 +98,7 @@ def test_points_are_the_first_versions_runs():
     spec = load_spec(FILE, quick=True)
     points = G.points(spec)
     keys = [p.key for p in points]
-    assert len(keys) == len(set(keys)) == 45 and {p.mode for p in points} == {"gang"}
+    assert len(keys) == len(set(keys)) == 90 and {p.mode for p in points} == {"gang"}
     cfg = {p.key: p.config for p in points}
     lu = cfg["LU x1 | LRU"]
     size = G.sizes(spec)["LU"]
@@ -92,6 +109,15 @@ def test_points_are_the_first_versions_runs():
     assert "superstep_refs" not in lu["processes"][0]
     assert cfg["LU x4 | so/ao/ai/bg"]["processes"][0]["superstep_refs"] == size["superstep_refs"]
     assert cfg["LU x2 | batch"]["gang"]["mode"] == "batch"
+    # issue 16: Linux 2.2.19's reclaim with the clock beside it, split data sized from a
+    # node's footprint, SP x4 with a 7/5 quantum, MG x2, IS small against its memory
+    assert lu["system"]["reclaim"] == "linux22" and cfg["LU x1 | LRU | clock"]["system"]["reclaim"] == "clock"
+    assert cfg["LU x2 | LRU"]["gang"]["partition"] == "split" and lu["gang"]["ai_reads"] == "fault"
+    assert cfg["LU x2 | LRU"]["system"]["frames"] == max(16, round(1.3 * size["nodes"][2]["node_pages"]))
+    assert cfg["SP x4 | LRU"]["gang"]["quantum_s"] == pytest.approx(1.6 * 1.4) and "MG x2 | LRU" in cfg
+    assert "SP x2 | LRU" not in cfg and "MG x4 | LRU" not in cfg
+    is_ = G.sizes(spec)["IS"]
+    assert cfg["IS x1 | LRU"]["system"]["frames"] == max(16, round(1.3 * 1.3 * is_["pages"]))
     # an instance computes job_s (16 s with --quick) alone
     assert size["cpu_ns_per_ref"] * size["references"] == pytest.approx(16e9)
     # full size: the file's times as they are (no pass over the full-size workloads here)
@@ -102,7 +128,7 @@ def test_points_are_the_first_versions_runs():
 def test_sensitivity_variants_check():
     spec = load_spec(FILE)
     variants = spec_variants(spec)
-    assert 6 <= len(variants) <= 10
+    assert len(variants) == 14
     ratios = sorted(v.table("setup")["memory_ratio"] for v in variants if v.variant.startswith("setup.memory_ratio"))
     assert ratios == pytest.approx([1.105, 1.495])
 

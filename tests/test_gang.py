@@ -29,6 +29,9 @@ free_on_write = true
 nodes = 2
 quantum_s = 2
 mechanisms = {mechanisms}
+# the switches from before issue 16: a whole instance per node, block reads
+partition = "copies"
+ai_reads = "block"
 
 [[process]]
 name = "a"

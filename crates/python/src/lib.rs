@@ -489,6 +489,8 @@ fn run_gang(py: Python<'_>, config_json: &str, progress: Option<PyObject>) -> Py
         gs.set_item("ai_pages", st.ai_pages)?;
         gs.set_item("ai_reads", st.ai_reads)?;
         gs.set_item("bg_pages", st.bg_pages)?;
+        gs.set_item("exchanged_pages", st.exchanged_pages)?;
+        gs.set_item("ghost_pages", st.ghost_pages)?;
         nd.set_item("gang", gs)?;
         nodes.append(nd)?;
     }

@@ -60,6 +60,9 @@ WORKLOAD = Table({
     **_PROCESS,
     "quick": Field(Table({k: Field(f.type, None, f"with --quick: {f.doc}") for k, f in _PROCESS.items()}), {},
                    "laid over the entry with --quick (the small sizes)"),
+    "memory_scale": Field(Number(above=0), 1.0,
+                          "this workload's memory per node is setup.memory_ratio times this times its footprint "
+                          "(above 1: a workload small against the nodes' memory, as the paper's IS)"),
     "paper": Field(Table({
         "lru_overhead_pct": Field(Number(), None, "figure 7(b): switching overhead under LRU, %"),
         "all_overhead_pct": Field(Number(), None, "figure 7(b): switching overhead under so/ao/ai/bg, %"),
@@ -77,6 +80,9 @@ TABLES = {
                                                          "seconds (none: the whole run); times quick_scale with --quick"),
         "early_fraction": Field(Number(above=0, max=1), 0.25,
                                 "figures 1/6: page-ins in this first part of a quantum after a switch count as early"),
+        "beside_reclaim": Field(Str(), None, "a second baseline kernel run beside base.system.reclaim (batch, the "
+                                             "original paging and so/ao/ai/bg of every serial and parallel run), "
+                                             "its measures prefixed with its name ('clock_serial_...')"),
     }), {}, "the experiment's own settings"),
     "base": Field(base_table("system", "disk", "swap", "gang"), {},
                   "engine tables under every run (one node's); system.frames and gang.nodes/mode/mechanisms are set "
@@ -85,6 +91,11 @@ TABLES = {
     "parallel": Field(Table({
         "nodes": Field(List_(Int(min=2)), [], "the cluster sizes of figure 8"),
         "workloads": Field(List_(Str()), [], "the [[workload]] names run on each cluster size"),
+        "also": Field(List_(Str()), [], "runs on one cluster size only, as 'WORKLOAD xNODES' (the paper's SP x4 "
+                                        "and MG x2), after the others"),
+        "quantum_scale": Field(AnyTable("a table of 'WORKLOAD xNODES' = factor"), {},
+                               "runs whose quantum is base.gang.quantum_s times this (the paper's SP x4: 7 "
+                               "minutes for 5)"),
         "paper": Field(AnyTable("a table of WORKLOAD_NODES = { overhead_reduction_pct = ... }"), {},
                        "figure 8's numbers, as printed (shown beside ours)"),
     }), {}, "figure 8: the workloads on several nodes, a barrier per iteration"),
@@ -126,6 +137,15 @@ MEASURES = {
                                     "combination, %",
     "activity_intensity_ratio": "figure 6 runs: node 0's mean page-in rate while paging, so/ao/ai/bg over LRU",
 }
+#: the serial and parallel measures again for the baseline run beside the main one
+#: (setup.beside_reclaim; gang.toml runs "clock"), prefixed with its name
+BESIDE_MEASURED = ("serial_completion_reduction_pct", "serial_lru_overhead_pct", "serial_all_overhead_pct",
+                   "serial_overhead_reduction_pct", "serial_is_reduction_gap_pct", "parallel_completion_reduction_pct",
+                   "parallel_lru_overhead_pct", "parallel_overhead_reduction_pct", "parallel_reduction_by_nodes",
+                   "parallel_cg_reduction_gap_pct", "stress_reduction_rho", "overhead_reduction_max_pct",
+                   "overhead_reduction_spread_pct")
+MEASURES.update({f"clock_{k}": f"{MEASURES[k]}; under the clock baseline (setup.beside_reclaim = \"clock\")"
+                 for k in BESIDE_MEASURED})
 
 
 def check(spec: Spec) -> None:
@@ -149,6 +169,22 @@ def check(spec: Spec) -> None:
         if n not in names:
             raise PagelabError(f"{file}: parallel.workloads[{i}]: no [[workload]] '{n}' (expected one of "
                                f"{', '.join(names)})")
+    par = spec.table("parallel")
+    for i, run in enumerate(par["also"]):
+        name, _, n = run.rpartition(" x")
+        if name not in names or not n.isdigit() or int(n) < 2:
+            raise PagelabError(f"{file}: parallel.also[{i}]: expected 'WORKLOAD xNODES' with a [[workload]] name "
+                               f"and at least 2 nodes, got '{run}'")
+    runs = {f"{w} x{n}" for n in par["nodes"] for w in par["workloads"]} | set(par["also"])
+    for key, factor in par["quantum_scale"].items():
+        if key not in runs:
+            raise PagelabError(f"{file}: parallel.quantum_scale.{key}: not a parallel run (expected one of "
+                               f"{', '.join(sorted(runs))})")
+        if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor > 0:
+            raise PagelabError(f"{file}: parallel.quantum_scale.{key}: expected a positive number, got {factor!r}")
+    beside = setup.get("beside_reclaim")
+    if beside is not None and beside == base.get("system", {}).get("reclaim", "linux22"):
+        raise PagelabError(f"{file}: setup.beside_reclaim: '{beside}' is base.system.reclaim already")
     bd = spec.table("breakdown")
     if bd is not None and bd["workload"] not in names:
         raise PagelabError(f"{file}: breakdown.workload: no [[workload]] '{bd['workload']}' (expected one of "
@@ -211,21 +247,82 @@ def settings(spec: Spec) -> dict:
             "page_size": int(base.get("system", {}).get("page_size", 4096))}
 
 
+def parallel_runs(spec: Spec) -> List[tuple]:
+    """(workload, nodes) of figure 8: every workload on every cluster size, then the
+    runs on one size only (``also``)."""
+    par = spec.table("parallel")
+    runs = [(name, nodes) for nodes in par["nodes"] for name in par["workloads"]]
+    for run in par["also"]:
+        name, _, n = run.rpartition(" x")
+        runs.append((name, int(n)))
+    return runs
+
+
+@functools.lru_cache(maxsize=256)
+def _node_footprint(key: str) -> int:
+    from ..timed import run_engine
+    cfg = json.loads(key)
+    pages = cfg.pop("pages")
+    result = run_engine(normalize_config(cfg, "node footprint", Path(".")), "node footprint")
+    cfg["pages"] = pages
+    nodes, pages = len(result.raw["nodes"]), int(cfg["pages"])
+    # node k owns the k-th equal share of the pages (in first-touch order) and holds
+    # copies of ghost_pages pages of the others (partition.rs)
+    own = [round(pages * (k + 1) / nodes) - round(pages * k / nodes) for k in range(nodes)]
+    return max(o + int(n["gang"]["ghost_pages"]) for o, n in zip(own, result.raw["nodes"]))
+
+
+def node_footprint(base: dict, process: dict, pages: int, nodes: int, superstep: int) -> int:
+    """The largest footprint of one node of a job split over ``nodes`` nodes (its share
+    of the pages and the pages of others it holds copies of, as the engine splits them
+    with gang.partition = "split"): from a run with memory for everything. With
+    ``partition = "copies"`` the serial footprint."""
+    g = base.get("gang", {})
+    if nodes == 1 or g.get("partition", "split") == "copies":
+        return pages
+    # which pages a node holds depends on the stream, the page size and the barriers, not
+    # on time, reclaim or the mechanisms (there is memory for everything): the run keeps
+    # only those, so that the variants that change anything else share one footprint run
+    # (each is a whole simulation, run before the points)
+    system = base.get("system", {})
+    kept = {"system": {k: system[k] for k in ("page_size", "seed") if k in system},
+            "gang": {"partition": "split"}}
+    cfg = gang_config(kept, dict(process, cpu_ns_per_ref=1.0), 2 * pages + 1024, nodes, None, superstep)
+    cfg["process"] = cfg["process"][:1]
+    cfg["system"]["sample_ms"] = 1e6
+    cfg["pages"] = pages
+    return _node_footprint(json.dumps(cfg, sort_keys=True))
+
+
 def sizes(spec: Spec) -> Dict[str, dict]:
-    """Per workload: footprint, references, frames per node, references per barrier and
-    the CPU cost per reference that makes an instance compute job_s alone."""
+    """Per workload: footprint, references, frames per node (serial, and by cluster size
+    from a node's footprint), references per barrier and the CPU cost per reference that
+    makes an instance compute job_s alone."""
     s = settings(spec)
     out = {}
+    sizes_by_nodes: Dict[str, set] = {}
+    for name, nodes in parallel_runs(spec):
+        sizes_by_nodes.setdefault(name, set()).add(nodes)
     for entry in spec.table("workload"):
         proc = job_process(entry, spec.quick)
         pages, refs = workload_info(dict(proc, name=entry["name"]), s["page_size"])
         cpu = float(proc.get("cpu_ns_per_ref") or s["job_s"] * 1e9 / max(1, refs))
         step = superstep_refs(proc, refs)
-        out[entry["name"]] = {"pages": pages, "references": refs,
-                              "frames": max(16, int(round(s["memory_ratio"] * pages))),
+        ratio = s["memory_ratio"] * float(entry.get("memory_scale", 1.0))
+        by_nodes = {}
+        for nodes in sorted(sizes_by_nodes.get(entry["name"], set())):
+            node_pages = node_footprint(s["base"], dict(proc, cpu_ns_per_ref=cpu), pages, nodes, step)
+            by_nodes[nodes] = {"node_pages": node_pages, "frames": max(16, int(round(ratio * node_pages)))}
+        out[entry["name"]] = {"pages": pages, "references": refs, "memory_ratio": ratio,
+                              "frames": max(16, int(round(ratio * pages))),
                               "superstep_refs": step, "cpu_ns_per_ref": cpu,
-                              "seconds_per_iteration": cpu * step / 1e9}
+                              "seconds_per_iteration": cpu * step / 1e9, "nodes": by_nodes}
     return out
+
+
+def frames_of(size: dict, nodes: int) -> int:
+    """Frames per node of a workload's run on ``nodes`` nodes."""
+    return size["frames"] if nodes == 1 else size["nodes"][nodes]["frames"]
 
 
 def gang_config(base: dict, process: dict, frames: int, nodes: int, mechanisms: Optional[list],
@@ -255,23 +352,27 @@ def what(mechanisms: Optional[list]) -> str:
     return "batch" if mechanisms is None else label(mechanisms)
 
 
-def point_key(workload: str, nodes: int, mechanisms: Optional[list]) -> str:
-    return f"{workload} x{nodes} | {what(mechanisms)}"
+def point_key(workload: str, nodes: int, mechanisms: Optional[list], reclaim: Optional[str] = None) -> str:
+    """A run's name; ``reclaim``: the baseline kernel beside the main one (None: the main)."""
+    key = f"{workload} x{nodes} | {what(mechanisms)}"
+    return key if reclaim is None else f"{key} | {reclaim}"
 
 
 def _runs(spec: Spec) -> List[tuple]:
     """(workload, nodes, mechanisms) of every run, once each, in the figures' order."""
     par, bd = spec.table("parallel"), spec.table("breakdown")
+    beside = spec.table("setup").get("beside_reclaim")
     runs = []
-    for w in spec.table("workload"):
-        runs += [(w["name"], 1, m) for m in (None, [], ALL)]
-    for nodes in par["nodes"]:
-        for name in par["workloads"]:
-            runs += [(name, nodes, m) for m in (None, [], ALL)]
+    figure78 = [(w["name"], 1) for w in spec.table("workload")] + parallel_runs(spec)
+    for name, nodes in figure78:
+        runs += [(name, nodes, m, None) for m in (None, [], ALL)]
     if bd is not None:
         for nodes in [1] + list(par["nodes"]):
-            runs += [(bd["workload"], nodes, m) for m in [None, []] + BREAKDOWN]
-        runs += [(bd["workload"], _activity_nodes(spec), m) for m in ACTIVITY]
+            runs += [(bd["workload"], nodes, m, None) for m in [None, []] + BREAKDOWN]
+        runs += [(bd["workload"], _activity_nodes(spec), m, None) for m in ACTIVITY]
+    if beside is not None:
+        for name, nodes in figure78:
+            runs += [(name, nodes, m, beside) for m in (None, [], ALL)]
     return list({point_key(*r): r for r in runs}.values())
 
 
@@ -286,11 +387,18 @@ def configs(spec: Spec) -> Dict[str, dict]:
     entries = {w["name"]: w for w in spec.table("workload")}
     base_dir = spec.path.resolve().parent
     out = {}
-    for name, nodes, mechs in _runs(spec):
+    scale = spec.table("parallel")["quantum_scale"]
+    for name, nodes, mechs, reclaim in _runs(spec):
         m = size[name]
         proc = dict(job_process(entries[name], spec.quick), cpu_ns_per_ref=m["cpu_ns_per_ref"])
-        key = point_key(name, nodes, mechs)
-        out[key] = normalize_config(gang_config(s["base"], proc, m["frames"], nodes, mechs, m["superstep_refs"]),
+        key = point_key(name, nodes, mechs, reclaim)
+        base = copy.deepcopy(s["base"])
+        if reclaim is not None:
+            base.setdefault("system", {})["reclaim"] = reclaim
+        factor = scale.get(f"{name} x{nodes}")
+        if factor is not None:
+            base.setdefault("gang", {})["quantum_s"] = _time(base.get("gang", {}).get("quantum_s", 300.0), factor)
+        out[key] = normalize_config(gang_config(base, proc, frames_of(m, nodes), nodes, mechs, m["superstep_refs"]),
                                     f"{spec.path.name}: workload '{name}' on {nodes} node(s), {what(mechs)}",
                                     base_dir)
     return out
@@ -315,14 +423,15 @@ def run_metrics(gang: dict, batch: dict) -> dict:
             "pages_paged": paged_pages(gang), "major_faults": int(faults)}
 
 
-def compare(results: Results, workload: str, nodes: int, combos: Sequence[list]) -> dict:
+def compare(results: Results, workload: str, nodes: int, combos: Sequence[list], reclaim: Optional[str] = None) -> dict:
     """One workload on ``nodes`` nodes: batch, LRU and each combination in ``combos``,
-    each with its reductions against LRU (overhead, completion, pages paged)."""
-    batch = results.full(point_key(workload, nodes, None))
-    lru = run_metrics(results.full(point_key(workload, nodes, [])), batch)
+    each with its reductions against LRU (overhead, completion, pages paged);
+    ``reclaim``: the runs of the baseline kernel beside the main one."""
+    batch = results.full(point_key(workload, nodes, None, reclaim))
+    lru = run_metrics(results.full(point_key(workload, nodes, [], reclaim)), batch)
     row = {"workload": workload, "nodes": nodes, "batch_s": batch["end_ns"] / 1e9, "LRU": lru, "configs": {}}
     for combo in combos:
-        m = run_metrics(results.full(point_key(workload, nodes, combo)), batch)
+        m = run_metrics(results.full(point_key(workload, nodes, combo, reclaim)), batch)
         m["overhead_reduction_pct"] = reduction_pct(lru["overhead_s"], m["overhead_s"]) \
             if lru["overhead_s"] > 0 else None
         m["completion_reduction_pct"] = reduction_pct(lru["completion_s"], m["completion_s"])
@@ -398,7 +507,8 @@ def _serial_parallel_measures(serial: List[dict], parallel: List[dict], par_node
     by_nodes: Dict[str, list] = {}
     for r in parallel:
         by_nodes.setdefault(r["workload"], []).append(pred[run(r)])
-    m["parallel_reduction_by_nodes"] = by_nodes
+    # the workloads run on more than one cluster size (not SP x4 and MG x2 alone)
+    m["parallel_reduction_by_nodes"] = {k: v for k, v in by_nodes.items() if len(v) > 1}
     if "CG" in by_nodes:
         m["parallel_cg_reduction_gap_pct"] = {
             cluster_name(n): gap_below_others({r["workload"]: pred[run(r)] for r in parallel if r["nodes"] == n}, "CG")
@@ -479,7 +589,7 @@ def _paper(spec: Spec, row: dict, key: str):
 def _rows(spec: Spec, results: Results) -> tuple:
     par, bd = spec.table("parallel"), spec.table("breakdown")
     serial = [compare(results, w["name"], 1, [ALL]) for w in spec.table("workload")]
-    parallel = [compare(results, name, nodes, [ALL]) for nodes in par["nodes"] for name in par["workloads"]]
+    parallel = [compare(results, name, nodes, [ALL]) for name, nodes in parallel_runs(spec)]
     breakdown = [] if bd is None else [compare(results, bd["workload"], nodes, BREAKDOWN)
                                        for nodes in [1] + list(par["nodes"])]
     return serial, parallel, breakdown
@@ -502,6 +612,14 @@ def analyse(spec: Spec, results: Results) -> Analysis:
     serial, parallel, breakdown = _rows(spec, results)
     m = _serial_parallel_measures(serial, parallel, list(spec.table("parallel")["nodes"]))
     m.update(breakdown_measures(breakdown))
+    beside = spec.table("setup").get("beside_reclaim")
+    beside_rows: List[dict] = []
+    if beside is not None:
+        bserial = [compare(results, w["name"], 1, [ALL], beside) for w in spec.table("workload")]
+        bparallel = [compare(results, name, nodes, [ALL], beside) for name, nodes in parallel_runs(spec)]
+        beside_rows = bserial + bparallel
+        m.update({f"{beside}_{k}": v for k, v in
+                  _serial_parallel_measures(bserial, bparallel, list(spec.table("parallel")["nodes"])).items()})
     lines = []
     bd = spec.table("breakdown")
     if bd is not None:
@@ -530,6 +648,19 @@ def analyse(spec: Spec, results: Results) -> Analysis:
                   ["workload", "nodes", "batch (s)", "LRU (s)", "so/ao/ai/bg (s)", "overhead LRU", "paper",
                    "overhead so/ao/ai/bg", "paper", "overhead reduction", "paper", "pages paged LRU", "so/ao/ai/bg"],
                   v78, readme=True)]
+    if beside_rows:
+        main = spec.table("base").get("system", {}).get("reclaim", "linux22")
+        views.append(View(f"figures 7 and 8 under the {beside} baseline beside {main} (the same runs with "
+                          f"system.reclaim = \"{beside}\")",
+                          ["workload", "nodes", "batch (s)", "LRU (s)", "so/ao/ai/bg (s)", "overhead LRU",
+                           f"overhead LRU ({main})", "overhead so/ao/ai/bg", "overhead reduction",
+                           f"overhead reduction ({main})"],
+                          [[b["workload"], str(b["nodes"]), f"{b['batch_s']:,.1f}", f"{b['LRU']['completion_s']:,.1f}",
+                            f"{b['configs']['so/ao/ai/bg']['completion_s']:,.1f}", f"{b['LRU']['overhead_pct']:.0f}%",
+                            f"{r['LRU']['overhead_pct']:.0f}%", f"{b['configs']['so/ao/ai/bg']['overhead_pct']:.0f}%",
+                            fmt_pct(b["configs"]["so/ao/ai/bg"]["overhead_reduction_pct"]),
+                            fmt_pct(r["configs"]["so/ao/ai/bg"]["overhead_reduction_pct"])]
+                           for b, r in zip(beside_rows, serial + parallel)], readme=True))
     if breakdown:
         paper9 = bd.get("paper", {})
         views.append(View(f"figure 9: {bd['workload']} by mechanism (switching overhead, its reduction against LRU)",
@@ -540,9 +671,13 @@ def analyse(spec: Spec, results: Results) -> Analysis:
                            + [fmt_pct(paper9.get("serial" if r["nodes"] == 1 else f"nodes_{r['nodes']}"))]
                            for r in breakdown], readme=True))
     size = sizes(spec)
-    sizes_df = pd.DataFrame([dict(workload=k, **v) for k, v in size.items()])
+    sizes_df = pd.DataFrame([dict(workload=k, **{a: b for a, b in v.items() if a != "nodes"},
+                                  **{f"frames_x{n}": d["frames"] for n, d in v["nodes"].items()},
+                                  **{f"node_pages_x{n}": d["node_pages"] for n, d in v["nodes"].items()})
+                             for k, v in size.items()])
     summary = {"settings": {k: v for k, v in s.items() if k != "base"}, "quantum_s": s["base"].get("gang", {}).get(
-        "quantum_s"), "sizes": size, "serial": serial, "parallel": parallel, "breakdown": breakdown}
+        "quantum_s"), "sizes": size, "serial": serial, "parallel": parallel, "breakdown": breakdown,
+        "beside": beside_rows}
     return Analysis(measures=m, tables={"table": pd.DataFrame(table_rows(serial, parallel, breakdown)),
                                         "sizes": sizes_df},
                     views=views, lines=lines, summary=summary)

@@ -4,15 +4,23 @@
 //! in block reads before it needs them, instead of one demand fault (and a 16-page
 //! read-ahead) at a time.
 //!
-//! Decisions left open by the paper: the recorded pages are read in swap-slot order, in
-//! runs of pages consecutive on swap of up to `gang.ai_block_pages` each (whatever their
-//! virtual order, as Linux's swap read-ahead groups by slot); they use free frames above the high watermark and, when
+//! Two ways to read them (`gang.ai_reads`):
+//! - `fault` (the paper's, figure 4: "fault for page with base = pg_rec.addr++"): one
+//!   artificial fault per recorded page, in the recorded order, each a one-page read
+//!   issued when the previous one has arrived (a loop of faults waits for each). Only
+//!   the recorded pages are read (section 4.3: "reading in only the required pages"),
+//!   with no read-ahead around them;
+//! - `block` (pagelab before issue 16): the recorded pages are read in swap-slot order, in
+//!   runs of pages consecutive on swap of up to `gang.ai_block_pages` each (whatever their
+//!   virtual order, as Linux's swap read-ahead groups by slot), all queued at once.
+//!
+//! Decisions left open by the paper: the reads use free frames above the high watermark and, when
 //! there are none, have reclaim (selective page-out when it is on) make room with at
 //! most one batch of writes in flight; while writes are in flight a read waits until
 //! frames for a whole block have come free. The process
 //! runs meanwhile: a fault on a page whose read is in flight waits for that read.
 
-use super::config::Mechanism;
+use super::config::{AiReads, Mechanism};
 use super::disk::IoKind;
 use super::events::Event;
 use super::machine::Machine;
@@ -50,15 +58,22 @@ impl Machine {
                 }
             }
         }
-        pages.sort_unstable_by_key(|&gid| self.pages.slot[gid as usize]);
+        if g.cfg.ai_reads == AiReads::Block {
+            pages.sort_unstable_by_key(|&gid| self.pages.slot[gid as usize]);
+        }
         g.page_in_queue.extend(pages);
         self.pump_page_in();
     }
 
     /// Issues block reads for queued pages while frames can be had.
     pub(super) fn pump_page_in(&mut self) {
-        let block = match &self.gang {
-            Some(g) if !g.page_in_queue.is_empty() => g.cfg.ai_block_pages as usize,
+        let (block, one_at_a_time) = match &self.gang {
+            // an artificial fault waits for its page before the next one is raised
+            Some(g) if g.cfg.ai_reads == AiReads::Fault && g.ai_in_flight > 0 => return,
+            Some(g) if !g.page_in_queue.is_empty() => match g.cfg.ai_reads {
+                AiReads::Fault => (1, true),
+                AiReads::Block => (g.cfg.ai_block_pages as usize, false),
+            },
             _ => return,
         };
         loop {
@@ -114,6 +129,23 @@ impl Machine {
             let g = self.gang.as_mut().unwrap();
             g.stats.ai_pages += run.len() as u64;
             g.stats.ai_reads += 1;
+            if one_at_a_time {
+                g.ai_in_flight += 1;
+                return;
+            }
         }
+    }
+}
+
+impl Machine {
+    /// A page adaptive page-in read has arrived: with `ai_reads = "fault"` the next
+    /// artificial fault follows.
+    pub(super) fn adaptive_read_done(&mut self) {
+        let Some(g) = &mut self.gang else { return };
+        if g.cfg.ai_reads != AiReads::Fault {
+            return;
+        }
+        g.ai_in_flight = g.ai_in_flight.saturating_sub(1);
+        self.pump_page_in();
     }
 }

@@ -80,8 +80,49 @@ pub struct GangConfig {
     /// Memory locked on every node (the paper's mlock trick, section 4): these frames
     /// are taken from `system.frames`.
     pub locked_mb: f64,
-    /// Largest read adaptive page-in issues (pages consecutive on swap).
+    /// Largest read adaptive page-in issues (pages consecutive on swap), with
+    /// `ai_reads = "block"`.
     pub ai_block_pages: u32,
+    /// How adaptive page-in reads the recorded pages (section 3.3, figure 4). `fault`
+    /// (the paper's): one artificial fault per recorded page, in the recorded (virtual)
+    /// order, each a one-page read issued when the previous one is done; `block`: block
+    /// reads of up to `ai_block_pages` pages consecutive on swap, in slot order, all
+    /// queued at once (pagelab before issue 16).
+    pub ai_reads: AiReads,
+    /// How a parallel job's data is spread over the nodes (section 4.2). `split` (the
+    /// paper's parallel runs, strong scaling): every node runs the job's serial
+    /// reference stream filtered to its share of the pages plus the pages it exchanges
+    /// ([`super::partition`]); `copies`: every node runs a whole serial instance with its
+    /// own seed (pagelab before issue 16).
+    pub partition: PartitionKind,
+    /// Share of each node in a job's data with `partition = "split"` (one positive number
+    /// per node, normalised); empty: equal shares.
+    pub node_shares: Vec<f64>,
+    /// Frames of each node (one per node, before `locked_mb`); empty: `system.frames`
+    /// on every node.
+    pub node_frames: Vec<u64>,
+    /// Interconnect bandwidth for the data exchanged at barriers with `partition =
+    /// "split"` (section 4: 100 Mb/s Ethernet); a barrier also waits for the node that
+    /// receives the most pages to receive them. 0: the exchange takes no time.
+    pub exchange_mbit_s: f64,
+}
+
+/// How adaptive page-in reads (see [`GangConfig::ai_reads`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AiReads {
+    #[default]
+    Fault,
+    Block,
+}
+
+/// How a parallel job's data is spread over the nodes (see [`GangConfig::partition`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PartitionKind {
+    #[default]
+    Split,
+    Copies,
 }
 
 impl Default for GangConfig {
@@ -97,6 +138,11 @@ impl Default for GangConfig {
             message_us: 80.0,
             locked_mb: 0.0,
             ai_block_pages: 64,
+            ai_reads: AiReads::Fault,
+            partition: PartitionKind::Split,
+            node_shares: Vec::new(),
+            node_frames: Vec::new(),
+            exchange_mbit_s: 100.0,
         }
     }
 }
@@ -110,6 +156,16 @@ impl GangConfig {
     pub fn barrier_delay_ns(&self) -> u64 {
         let rounds = (self.nodes.max(1) as f64).log2().ceil();
         ((self.barrier_us + rounds * self.message_us) * 1e3).round() as u64
+    }
+
+    /// Frames of node `k` (before the locked memory).
+    pub fn node_frames(&self, k: usize, frames: u64) -> u64 {
+        self.node_frames.get(k).copied().unwrap_or(frames)
+    }
+
+    /// Nanoseconds to receive one page over the interconnect.
+    pub fn exchange_ns_per_page(&self, page_size: u64) -> f64 {
+        if self.exchange_mbit_s > 0.0 { page_size as f64 * 8.0 / (self.exchange_mbit_s * 1e6) * 1e9 } else { 0.0 }
     }
 
     /// Frames left to the jobs on a node after the locked memory.
@@ -807,12 +863,28 @@ impl SystemConfig {
             return Err(Error::invalid("gang", "expected barrier_us or message_us > 0 with more than one node (a barrier takes time)"));
         }
         non_negative("gang.locked_mb", g.locked_mb)?;
-        let usable = g.usable_frames(self.system.frames, self.system.page_size);
-        if usable < 16 {
-            return Err(Error::invalid(
-                "gang.locked_mb",
-                format!("expected to leave at least 16 of the {} frames, leaves {usable}", self.system.frames),
-            ));
+        non_negative("gang.exchange_mbit_s", g.exchange_mbit_s)?;
+        if !g.node_frames.is_empty() && g.node_frames.len() != g.nodes as usize {
+            return Err(Error::invalid("gang.node_frames", format!("expected one number per node ({}), got {}", g.nodes, g.node_frames.len())));
+        }
+        if !g.node_shares.is_empty() {
+            if g.node_shares.len() != g.nodes as usize {
+                return Err(Error::invalid("gang.node_shares", format!("expected one share per node ({}), got {}", g.nodes, g.node_shares.len())));
+            }
+            if let Some(x) = g.node_shares.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
+                return Err(Error::invalid("gang.node_shares", format!("expected positive shares, got {x}")));
+            }
+            if g.partition == PartitionKind::Copies {
+                return Err(Error::invalid("gang.node_shares", "shares of the data need partition = \"split\""));
+            }
+        }
+        for k in 0..g.nodes as usize {
+            let frames = g.node_frames(k, self.system.frames);
+            let usable = g.usable_frames(frames, self.system.page_size);
+            if usable < 16 {
+                let key = if g.node_frames.is_empty() { "gang.locked_mb".to_string() } else { format!("gang.node_frames[{k}]") };
+                return Err(Error::invalid(key, format!("expected to leave at least 16 of the {frames} frames after the locked memory, leaves {usable}")));
+            }
         }
         for (i, m) in g.mechanisms.iter().enumerate() {
             if g.mechanisms[..i].contains(m) {

@@ -47,7 +47,7 @@ fn the_legacy_preset_is_the_engine_before_issue_15() {
         assert_eq!(single(&text), expected, "{clustering}");
     }
     let gang = r#"{"system": {"frames": 300, "reclaim": "clock", "sample_ms": 100.0}, "swap": {"read_around": "linux", "page_cluster": 4, "async_writes": "unbounded"},
-        "disk": {"preset": "legacy", "stream_sequential": true}, "gang": {"nodes": 2, "quantum_s": 2.0, "mechanisms": ["so", "ao", "ai", "bg"]},
+        "disk": {"preset": "legacy", "stream_sequential": true}, "gang": {"nodes": 2, "quantum_s": 2.0, "mechanisms": ["so", "ao", "ai", "bg"], "partition": "copies", "ai_reads": "block"},
         "processes": [{"name": "a", "workload": "scan", "params": {"pages": 400, "passes": 20, "write": 1}, "cpu_ns_per_ref": 20000.0},
                       {"name": "b", "workload": "scan", "params": {"pages": 400, "passes": 20, "write": 1}, "cpu_ns_per_ref": 20000.0}]}"#;
     let g = run_gang(&SystemConfig::from_json(gang).unwrap(), &mut |_| true).unwrap();

@@ -14,7 +14,7 @@
 //! quanta start at the same times everywhere, and a job ends on every node at once, at
 //! the release of its last barrier.
 
-use super::config::{GangConfig, GangMode, Mechanism, SystemConfig};
+use super::config::{GangConfig, GangMode, Mechanism, PartitionKind, SystemConfig};
 use super::events::Event;
 use super::machine::{Machine, Step};
 use super::process::RunState;
@@ -37,6 +37,10 @@ pub struct GangStats {
     pub ai_reads: u64,
     /// Pages background writing wrote.
     pub bg_pages: u64,
+    /// With split data (`gang.partition = "split"`): pages this node received at
+    /// barriers, and the distinct pages of other nodes it holds copies of (every job's).
+    pub exchanged_pages: u64,
+    pub ghost_pages: u64,
 }
 
 /// A job switch on a node.
@@ -68,6 +72,8 @@ pub struct GangNode {
     pub records: Vec<Vec<(u64, u32)>>,
     /// Recorded pages still to be read for the running process.
     pub page_in_queue: std::collections::VecDeque<super::memory::Gid>,
+    /// Adaptive page-in's one-page reads in flight (`ai_reads = "fault"`).
+    pub ai_in_flight: u32,
     /// Where background writing's walk of the running process's pages goes on.
     pub bg_cursor: usize,
     pub stats: GangStats,
@@ -91,6 +97,7 @@ impl GangNode {
             working_set: vec![None; processes],
             records: vec![Vec::new(); processes],
             page_in_queue: Default::default(),
+            ai_in_flight: 0,
             bg_cursor: 0,
             stats: GangStats::default(),
             switch_log: Vec::new(),
@@ -123,6 +130,11 @@ impl Machine {
         let proc = &mut self.procs[p as usize];
         proc.state = RunState::BlockedBarrier;
         proc.at_final_barrier = last;
+        if last {
+            if let Some(m) = &proc.marks {
+                proc.exchange_pages = m.lock().expect("partition marks").tail_exchange;
+            }
+        }
         self.arrivals.push(p);
     }
 
@@ -288,7 +300,6 @@ pub fn run_gang(cfg: &SystemConfig, progress: Progress) -> Result<GangResult> {
         return Err(Error::invalid(format!("processes[{i}].start_ms"), "jobs of a gang run start together: expected 0"));
     }
     let nodes = g.nodes as usize;
-    let frames = g.usable_frames(cfg.system.frames, cfg.system.page_size);
     // each job alone (its node-0 process, no barriers): its dedicated time and its
     // pages, which size every node's swap area
     let dedicated = super::dedicated_runs(cfg)?;
@@ -306,21 +317,32 @@ pub fn run_gang(cfg: &SystemConfig, progress: Progress) -> Result<GangResult> {
         ));
     }
     let barriers: Vec<Option<u64>> = cfg.processes.iter().map(|p| p.superstep_refs).collect();
+    let shares: Vec<f64> = if g.node_shares.is_empty() { vec![1.0; nodes] } else { g.node_shares.clone() };
     let mut machines = Vec::with_capacity(nodes);
     for k in 0..nodes {
         let mut node_cfg = cfg.clone();
-        for p in &mut node_cfg.processes {
-            // each node works on its own part of the data: its own seed
-            p.seed = Some(p.seed.unwrap_or(cfg.system.seed).wrapping_add(k as u64));
+        if g.partition == PartitionKind::Copies {
+            for p in &mut node_cfg.processes {
+                // each node works on a copy of the problem: its own seed
+                p.seed = Some(p.seed.unwrap_or(cfg.system.seed).wrapping_add(k as u64));
+            }
         }
         node_cfg.system.seed = cfg.system.seed.wrapping_add(k as u64);
+        let frames = g.usable_frames(g.node_frames(k, cfg.system.frames), cfg.system.page_size);
         let mut m = Machine::new(&node_cfg, frames, swap_slots, None)?;
+        if g.partition == PartitionKind::Split {
+            // every node runs the job's serial stream filtered to its share (partition.rs)
+            for (i, p) in m.procs.iter_mut().enumerate() {
+                p.partition = Some((k, shares.clone(), dedicated[i].1));
+            }
+        }
         let node = GangNode::new(g.clone(), cfg.processes.len());
         m.enable_gang(node, (nodes > 1).then_some(&barriers[..]));
         m.start()?;
         machines.push(m);
     }
     let barrier_ns = g.barrier_delay_ns();
+    let exchange_ns_per_page = if nodes > 1 { g.exchange_ns_per_page(cfg.system.page_size) } else { 0.0 };
     let mut state: Vec<Barrier> = vec![Barrier { arrived: vec![false; nodes], ..Default::default() }; cfg.processes.len()];
     let mut done = vec![false; nodes];
     let mut quiet = |_: u64| true;
@@ -345,7 +367,14 @@ pub fn run_gang(cfg: &SystemConfig, progress: Progress) -> Result<GangResult> {
             b.count += 1;
             b.latest = b.latest.max(machines[k].now());
             if b.count == nodes {
-                let release = b.latest + barrier_ns;
+                for m in machines.iter_mut() {
+                    let x = m.procs[p as usize].exchange_pages;
+                    m.gang.as_mut().expect("gang node").stats.exchanged_pages += x;
+                }
+                // with split data the barrier also waits for the node that receives the
+                // most pages to have received them (the exchange of the superstep)
+                let exchange = machines.iter().map(|m| m.procs[p as usize].exchange_pages).max().unwrap_or(0);
+                let release = b.latest + barrier_ns + (exchange as f64 * exchange_ns_per_page).round() as u64;
                 for m in machines.iter_mut() {
                     m.events.push(release, Event::BarrierRelease(p));
                 }
@@ -360,7 +389,8 @@ pub fn run_gang(cfg: &SystemConfig, progress: Progress) -> Result<GangResult> {
     let mut stats = Vec::with_capacity(nodes);
     let mut switches = Vec::new();
     for (k, mut m) in machines.into_iter().enumerate() {
-        let node = m.gang.take().expect("gang node");
+        let mut node = m.gang.take().expect("gang node");
+        node.stats.ghost_pages = m.procs.iter().filter_map(|p| p.marks.as_ref()).map(|x| x.lock().expect("partition marks").ghost_pages).sum();
         stats.push(node.stats);
         if k == 0 {
             switches = node.switch_log;

@@ -34,7 +34,16 @@ fn gang_cfg(frames: u64, pages: i64, mechanisms: &[Mechanism], nodes: u32) -> Sy
     if let DiskModel::Hdd(h) = &mut cfg.disk.model {
         h.sequential = super::disk::SequentialKind::Queued;
     }
-    cfg.gang = Some(GangConfig { nodes, quantum_s: 10.0, mechanisms: mechanisms.to_vec(), ..Default::default() });
+    // the switches from before issue 16 (copies of the serial run on every node, block
+    // reads): these tests pin their behaviour; the new defaults have tests of their own
+    cfg.gang = Some(GangConfig {
+        nodes,
+        quantum_s: 10.0,
+        mechanisms: mechanisms.to_vec(),
+        partition: PartitionKind::Copies,
+        ai_reads: AiReads::Block,
+        ..Default::default()
+    });
     cfg
 }
 
@@ -217,4 +226,168 @@ fn gang_configuration_errors_name_the_key() {
     bad(&|c| c.processes[1].superstep_refs = Some(0), "processes[1].superstep_refs:");
     // two jobs of 600 pages each need 1200 slots on every node
     bad(&|c| c.system.swap_slots = 1000, "system.swap_slots:");
+}
+
+// ---------------------------------------------------------------- issue 16
+
+/// One job of `pages` pages written over and over (30 s of CPU alone), a barrier every
+/// pass, on `nodes` nodes with the new defaults (split data, artificial faults).
+fn split_cfg(frames: u64, pages: i64, nodes: u32) -> SystemConfig {
+    let mut cfg = gang_cfg(frames, pages, &[], nodes);
+    cfg.processes.truncate(1);
+    cfg.processes[0].superstep_refs = Some(pages as u64);
+    let g = cfg.gang.as_mut().unwrap();
+    g.partition = PartitionKind::Split;
+    g.ai_reads = AiReads::Fault;
+    cfg
+}
+
+fn footprints(r: &GangResult, job: usize) -> Vec<u64> {
+    r.nodes.iter().map(|n| n.processes[job].counters.distinct_pages).collect()
+}
+
+/// Section 4.2's parallel runs split one problem: each node holds its share of the pages
+/// plus the copies of the few pages next to its share (a scan's boundary), and does its
+/// share of the references.
+#[test]
+fn split_data_shrinks_the_per_node_footprint_with_nodes() {
+    let one = run(&split_cfg(2000, 600, 1));
+    let two = run(&split_cfg(2000, 600, 2));
+    let four = run(&split_cfg(2000, 600, 4));
+    assert_eq!(footprints(&one, 0), vec![600]);
+    let (f2, f4) = (footprints(&two, 0), footprints(&four, 0));
+    assert!(f2.iter().all(|&f| (300..=304).contains(&f)), "{f2:?}");
+    assert!(f4.iter().all(|&f| (150..=154).contains(&f)), "{f4:?}");
+    assert!(two.stats.iter().all(|s| s.ghost_pages >= 1 && s.ghost_pages <= 4), "{:?}", two.stats);
+    // the references are split too: the job ends in about half and a quarter of the time
+    let (t1, t2, t4) = (one.end_ns as f64, two.end_ns as f64, four.end_ns as f64);
+    assert!((t2 / t1 - 0.5).abs() < 0.02 && (t4 / t1 - 0.25).abs() < 0.02, "{t1} {t2} {t4}");
+    // copies of the serial run keep the whole footprint on every node
+    let mut copies = split_cfg(2000, 600, 2);
+    copies.gang.as_mut().unwrap().partition = PartitionKind::Copies;
+    assert_eq!(footprints(&run(&copies), 0), vec![600, 600]);
+}
+
+/// On one node a split job is the serial job: nothing changes, paging and mechanisms
+/// included.
+#[test]
+fn split_data_on_one_node_changes_nothing() {
+    for m in [vec![], vec![So, Ao, Ai, Bg]] {
+        let copies = run(&gang_cfg(1000, 600, &m, 1));
+        let mut cfg = gang_cfg(1000, 600, &m, 1);
+        cfg.gang.as_mut().unwrap().partition = PartitionKind::Split;
+        let split = run(&cfg);
+        assert!(major_faults(&split) > 0);
+        assert_eq!(split.jobs, copies.jobs, "{m:?}");
+        assert_eq!(split.nodes, copies.nodes, "{m:?}");
+        assert_eq!(split.stats[0].exchanged_pages, 0);
+    }
+}
+
+/// The pages a node receives at a barrier take time over the interconnect: the job ends
+/// later by between the largest node's received pages and all nodes' together, at
+/// 4096 x 8 / 100e6 s a page.
+#[test]
+fn barriers_wait_for_the_data_exchanged() {
+    let mut free = split_cfg(2000, 600, 4);
+    free.gang.as_mut().unwrap().exchange_mbit_s = 0.0;
+    let free = run(&free);
+    let paid = run(&split_cfg(2000, 600, 4));
+    let received: Vec<u64> = paid.stats.iter().map(|s| s.exchanged_pages).collect();
+    assert!(received.iter().all(|&x| x > 0), "{received:?}");
+    assert_eq!(received, free.stats.iter().map(|s| s.exchanged_pages).collect::<Vec<_>>());
+    let per_page = 4096.0 * 8.0 / 100e6 * 1e9;
+    let delay = (paid.end_ns - free.end_ns) as f64;
+    let barriers = (30_000_000 / (600 * 100)) as f64; // one a pass
+    let lo = *received.iter().max().unwrap() as f64 * per_page - barriers;
+    let hi = received.iter().sum::<u64>() as f64 * per_page + barriers;
+    assert!(delay >= lo && delay <= hi, "delay {delay} not in [{lo}, {hi}]");
+}
+
+/// Nodes that differ: a job waits for its slowest node at every barrier (the
+/// synchronisation effect of section 4.2), whether that node has more data or less
+/// memory.
+#[test]
+fn a_job_waits_for_its_slowest_node() {
+    // three quarters of the data on node 0: the job takes 1.5 times as long as with halves
+    let even = run(&split_cfg(2000, 600, 2));
+    let mut cfg = split_cfg(2000, 600, 2);
+    cfg.gang.as_mut().unwrap().node_shares = vec![3.0, 1.0];
+    let uneven = run(&cfg);
+    assert_eq!(footprints(&uneven, 0).iter().map(|&f| f / 10).collect::<Vec<_>>(), vec![45, 15]);
+    let ratio = uneven.end_ns as f64 / even.end_ns as f64;
+    assert!((ratio - 1.5).abs() < 0.05, "{ratio}");
+    // one node short of memory pages and holds back the other, which has all it needs
+    let short = |frames: Vec<u64>| {
+        let mut cfg = split_cfg(2000, 600, 2);
+        cfg.gang.as_mut().unwrap().node_frames = frames;
+        run(&cfg)
+    };
+    let both = short(vec![200, 200]);
+    let one = short(vec![2000, 200]);
+    assert_eq!(major_faults_on(&one, 0), 0);
+    assert!(major_faults_on(&one, 1) > 0);
+    assert!(one.end_ns as f64 > even.end_ns as f64 * 1.5, "{} {}", one.end_ns, even.end_ns);
+    assert!((one.end_ns as f64 / both.end_ns as f64 - 1.0).abs() < 0.1, "{} {}", one.end_ns, both.end_ns);
+}
+
+fn major_faults_on(r: &GangResult, node: usize) -> u64 {
+    r.nodes[node].processes.iter().map(|p| p.counters.major_faults).sum()
+}
+
+/// Figure 4: the paper's adaptive page-in raises one artificial fault per recorded page
+/// (one read each, one after the other); block reads read the same pages in far fewer
+/// requests. With memory for every job neither reads anything.
+#[test]
+fn adaptive_page_in_by_faults_reads_a_page_at_a_time() {
+    let with = |reads: AiReads, frames: u64| {
+        let mut cfg = gang_cfg(frames, 600, &[So, Ao, Ai], 1);
+        cfg.gang.as_mut().unwrap().ai_reads = reads;
+        run(&cfg)
+    };
+    let (fault, block) = (with(AiReads::Fault, 1000), with(AiReads::Block, 1000));
+    let (f, b) = (&fault.stats[0], &block.stats[0]);
+    assert!(f.ai_pages > 0 && b.ai_pages > 0);
+    assert_eq!(f.ai_reads, f.ai_pages);
+    assert!(b.ai_reads * 8 < b.ai_pages, "{b:?}");
+    assert_ne!(fault.end_ns, block.end_ns);
+    assert_eq!(with(AiReads::Fault, 2000), with(AiReads::Block, 2000));
+}
+
+#[test]
+fn per_node_configuration_errors_name_the_key() {
+    let bad = |f: &dyn Fn(&mut GangConfig), key: &str| {
+        let mut cfg = split_cfg(1000, 600, 2);
+        f(cfg.gang.as_mut().unwrap());
+        let e = run_gang(&cfg, &mut |_| true).unwrap_err().to_string();
+        assert!(e.starts_with(key), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+    };
+    bad(&|g| g.node_frames = vec![1000], "gang.node_frames:");
+    bad(&|g| g.node_frames = vec![1000, 10], "gang.node_frames[1]:");
+    bad(&|g| g.node_shares = vec![1.0, 0.0], "gang.node_shares:");
+    bad(&|g| g.node_shares = vec![1.0], "gang.node_shares:");
+    bad(&|g| {
+        g.partition = PartitionKind::Copies;
+        g.node_shares = vec![1.0, 2.0];
+    }, "gang.node_shares:");
+    bad(&|g| g.exchange_mbit_s = -1.0, "gang.exchange_mbit_s:");
+}
+
+/// A node whose share ends before the serial stream does still takes part in every
+/// barrier after its last reference: the pages of a job written in one sweep (a node's
+/// share is touched only in its part of each pass) on nodes whose shares differ widely.
+#[test]
+fn a_node_with_nothing_left_to_do_still_meets_every_barrier() {
+    let mut cfg = split_cfg(2000, 600, 4);
+    cfg.processes[0].superstep_refs = Some(50); // a barrier every 50 pages: most supersteps touch one node
+    cfg.gang.as_mut().unwrap().node_shares = vec![1.0, 1.0, 1.0, 9.0];
+    let r = run(&cfg);
+    let ends: Vec<u64> = r.nodes.iter().map(|n| n.processes[0].end_ns).collect();
+    assert!(ends.iter().all(|&e| e == r.end_ns), "{ends:?}");
+    for m in [GangMode::Batch, GangMode::Gang] {
+        let mut c = cfg.clone();
+        c.gang.as_mut().unwrap().mode = m;
+        run(&c);
+    }
 }

@@ -400,13 +400,22 @@ impl Machine {
             Event::Prefetched(gid) => self.arrived_unasked(gid, false),
             Event::WriteDone(gid) if self.fbsd.is_some() => self.fb_write_done(gid),
             Event::PageDaemon(gen, needed) => self.fb_daemon(gen, needed),
-            Event::AdaptiveIn(gid) => self.arrived_unasked(gid, true),
+            Event::AdaptiveIn(gid) => {
+                self.arrived_unasked(gid, true);
+                self.adaptive_read_done();
+            }
             Event::BarrierRelease(p) => {
                 let proc = &mut self.procs[p as usize];
                 if proc.at_final_barrier {
                     self.exit(p);
                 } else {
-                    proc.barrier_at = proc.barrier_at.saturating_add(proc.superstep_refs);
+                    if proc.marks.is_some() {
+                        proc.barrier_at = u64::MAX;
+                        proc.barrier_unknown = true;
+                        proc.sync_barrier();
+                    } else {
+                        proc.barrier_at = proc.barrier_at.saturating_add(proc.superstep_refs);
+                    }
                     self.make_ready(p);
                 }
             }
@@ -558,6 +567,14 @@ impl Machine {
                 return Ok(RunOutcome::Yield);
             }
             if !self.procs[p as usize].refill()? {
+                if self.procs[p as usize].marks.is_some() && self.procs[p as usize].barriers {
+                    // split data: the barriers after this node's last reference come first
+                    self.procs[p as usize].sync_barrier();
+                    if self.procs[p as usize].counters.references >= self.procs[p as usize].barrier_at {
+                        self.arrive(p, false);
+                        return Ok(RunOutcome::Blocked);
+                    }
+                }
                 if self.procs[p as usize].barriers {
                     // a parallel job ends together on all its nodes, at a last barrier
                     self.arrive(p, true);
@@ -566,6 +583,7 @@ impl Machine {
                 self.exit(p);
                 return Ok(RunOutcome::Finished);
             }
+            self.procs[p as usize].sync_barrier();
             if self.procs[p as usize].counters.references >= self.procs[p as usize].barrier_at {
                 self.arrive(p, false);
                 return Ok(RunOutcome::Blocked);

@@ -28,6 +28,7 @@ pub mod load_control;
 pub mod machine;
 pub mod memory;
 pub mod pageout;
+pub mod partition;
 pub mod process;
 pub mod reclaim;
 pub mod results;

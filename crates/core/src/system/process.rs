@@ -89,6 +89,15 @@ pub struct Process {
     pub barrier_at: u64,
     /// It waits at the barrier that ends the job.
     pub at_final_barrier: bool,
+    /// With the job's data split over the nodes (`gang.partition = "split"`): this
+    /// node's share (node, shares, the serial stream's distinct pages), applied when the
+    /// source opens, and the barriers its filtered stream has passed (partition.rs).
+    pub partition: Option<(usize, Vec<f64>, u64)>,
+    pub marks: Option<std::sync::Arc<std::sync::Mutex<super::partition::PartitionMarks>>>,
+    /// Its next barrier is not known yet (the source has not reached it).
+    pub barrier_unknown: bool,
+    /// Pages it receives at the barrier it goes to next (split data).
+    pub exchange_pages: u64,
     /// The page whose read in flight it waits for (NO_GID: none).
     pub waiting_on: Gid,
 }
@@ -128,13 +137,43 @@ impl Process {
             superstep_refs: u64::MAX,
             barrier_at: u64::MAX,
             at_final_barrier: false,
+            partition: None,
+            marks: None,
+            barrier_unknown: false,
+            exchange_pages: 0,
             waiting_on: NO_GID,
         }
     }
 
     pub fn open(&mut self) -> Result<()> {
-        self.source = Some(self.spec.open()?);
+        let source = self.spec.open()?;
+        self.source = Some(match &self.partition {
+            Some((node, shares, total)) => {
+                let marks = std::sync::Arc::new(std::sync::Mutex::new(Default::default()));
+                self.marks = Some(marks.clone());
+                let step = if self.barriers { self.superstep_refs } else { u64::MAX };
+                if self.barriers {
+                    self.barrier_at = u64::MAX;
+                    self.barrier_unknown = true;
+                }
+                Box::new(super::partition::PartitionSource::new(source, *node, shares, *total, step, marks))
+            }
+            None => source,
+        });
         Ok(())
+    }
+
+    /// With split data: takes the next barrier from the source's marks once it is known.
+    pub fn sync_barrier(&mut self) {
+        if !self.barrier_unknown {
+            return;
+        }
+        let Some(marks) = &self.marks else { return };
+        if let Some((at, exchange)) = marks.lock().expect("partition marks").marks.pop_front() {
+            self.barrier_at = at;
+            self.exchange_pages = exchange;
+            self.barrier_unknown = false;
+        }
     }
 
     /// Makes the current batch non-empty; false at the end of the stream.
