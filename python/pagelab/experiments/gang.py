@@ -34,6 +34,7 @@ from .._core import PagelabError
 from ..figures.bars import plot_grouped_bars, plot_paging_activity
 from ..gang import GangResult, label
 from ..system import normalize_config
+from ..timed import run_engine
 from .claims import spearman
 from .common import base_table, fmt_pct, laid_over, reduction_pct
 from .protocol import Analysis, Point, Results, Spec, View
@@ -260,7 +261,6 @@ def parallel_runs(spec: Spec) -> List[tuple]:
 
 @functools.lru_cache(maxsize=256)
 def _node_footprint(key: str) -> int:
-    from ..timed import run_engine
     cfg = json.loads(key)
     pages = cfg.pop("pages")
     result = run_engine(normalize_config(cfg, "node footprint", Path(".")), "node footprint")
