@@ -14,7 +14,7 @@ SHELL     := bash
 .SHELLFLAGS := -eo pipefail -c
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup build demo test test-rust test-python bench clean fuzz readme
+.PHONY: all setup build runner demo test test-rust test-python bench clean fuzz readme
 
 all: build
 
@@ -38,10 +38,18 @@ $(DEPS): pyproject.toml $(VENV)/.system-tools
 # environment in editable mode with pagelab's dependencies and its test extra. The
 # wheel test (tests/test_wheel.py) and `cargo test --release` reuse this build's
 # compiled dependencies in target/.
-build: $(DEPS)
+build: $(DEPS) runner
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH \
 	  $(VENV)/bin/maturin develop --release --extras test --quiet 2>&1 \
 	  | { grep -v "^Requirement already satisfied\|^Ignoring " || true; }
+
+# The kernel backend's native runner (crates/runner), copied into the package
+# (python/pagelab/bin/, git-ignored) where pagelab looks for it first; a wheel built
+# after it carries it (docs/kernel-backend.md, "Where the runner is").
+runner:
+	$(CARGO) build --release -p pagelab-runner
+	mkdir -p python/pagelab/bin
+	cp target/release/pagelab-runner python/pagelab/bin/pagelab-runner
 
 demo: build
 	$(VENV)/bin/pagelab demo --out results/demo
@@ -49,7 +57,7 @@ demo: build
 test: build test-rust test-python
 
 test-rust:
-	$(CARGO) test --release -p pagelab-core
+	$(CARGO) test --release -p pagelab-core -p pagelab-runner
 
 # every core: pytest-xdist, one worker per core; a test module's fixtures stay on one
 # worker (--dist loadscope), so module-scoped runs (the wheel, the quick reproductions)

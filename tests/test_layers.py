@@ -4,11 +4,11 @@ module (a local import is how a cycle hides). From the bottom:
 
     0 foundation   _core, version, files, progress, configs, fault_stats
     1 figures      figures/*          (draw plain data; never run anything)
-    2 API          api, system, gang, timed, numa, fault_analysis, capture
+    2 API          api, system, gang, timed, numa, fault_analysis, capture, kernel/*
     3 sweeps       sweeps/*           (spec, points, store, executor)
     4 experiments  experiments/*      (protocol, claims, runner, one module each)
     5 outputs      outputs/*          (report, readme: built from stored results)
-    6 console      arguments, console, cli, demo, bench, __main__
+    6 console      arguments, console, cli, kernel_cli, demo, bench, __main__
 
 ``pagelab/__init__.py`` re-exports the API (layers 0-3)."""
 
@@ -20,11 +20,11 @@ PACKAGE = Path(__file__).resolve().parent.parent / "python" / "pagelab"
 LAYERS = {
     0: ["_core", "version", "files", "progress", "configs", "fault_stats"],
     1: ["figures"],
-    2: ["api", "system", "gang", "timed", "numa", "fault_analysis", "capture"],
+    2: ["api", "system", "gang", "timed", "numa", "fault_analysis", "capture", "kernel"],
     3: ["sweeps"],
     4: ["experiments"],
     5: ["outputs"],
-    6: ["arguments", "console", "cli", "demo", "bench", "__main__"],
+    6: ["arguments", "console", "cli", "kernel_cli", "demo", "bench", "__main__"],
 }
 
 

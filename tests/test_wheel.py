@@ -79,3 +79,17 @@ def test_readme_python_example_from_the_wheel(installed):
     script.write_text(readme_python_example())
     _run([py, script], cwd=work, env=env)
     assert (work / "lu.plt.zst").is_file() and (work / "results" / "lu-sizes").is_dir()
+
+
+def test_the_wheel_carries_the_kernel_runner(installed):
+    """`make build` puts pagelab-runner into python/pagelab/bin/; a wheel built after it
+    carries it, and the installed package finds it there and runs it."""
+    if not (ROOT / "python" / "pagelab" / "bin" / "pagelab-runner").is_file():
+        pytest.skip("python/pagelab/bin/pagelab-runner is not built (make build builds it)")
+    py, work, env = installed
+    p = _run([py, "-c", "from pagelab.kernel.runner import find_runner; print(find_runner())"], cwd=work, env=env)
+    runner = p.stdout.strip()
+    assert runner.endswith("pagelab/bin/pagelab-runner") and not runner.startswith(str(ROOT)), runner
+    out = _run([runner, "--process", '{"name": "a", "workload": "scan", "params": {"pages": 10, "passes": 2}}'],
+               cwd=work, env=env)
+    assert '"records":20' in out.stdout

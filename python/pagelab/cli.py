@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any, List, Optional
 
 from . import api, fault_analysis, gang, numa, system, timed
+from .kernel.backend import KernelRunBar, run_kernel
 from .bench import run_bench
 from .capture import capture
 from .demo import run_demo
+from .kernel_cli import add_kernel_parser
 from .figures.curves import plot_mrc
 from .figures.style import check_figure_path
 from ._core import PagelabError
@@ -356,8 +358,18 @@ def cmd_run(args) -> int:
     if isinstance(data, dict) and "numa" in data:
         return _run_numa(args, data, out)
     engine_config, name = system.load_config(args.config)
-    with system.SimulatedTimeBar("simulating", enabled=args.progress) as bar:
-        result = timed.run_engine(engine_config, name, bar)
+    if system.config_backend(data, name, args.on) == "kernel":
+        try:
+            with KernelRunBar("running on the kernel", enabled=args.progress) as bar:
+                result = run_kernel(engine_config, name, bar)
+        except KeyboardInterrupt:
+            # run_kernel has ended every process and removed the cgroups before this
+            print("pagelab: interrupted: every process of the run was ended and its cgroups removed",
+                  file=sys.stderr)
+            return EXIT_INTERRUPTED
+    else:
+        with system.SimulatedTimeBar("simulating", enabled=args.progress) as bar:
+            result = timed.run_engine(engine_config, name, bar)
     if "gang" in engine_config:
         written = gang.write_gang_outputs(result, out)
         if args.json:
@@ -547,7 +559,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("config", help="configuration file (docs/system-config.md)")
     run.add_argument("--out", help="output directory (default results/run-<config name>)")
     run.add_argument("--json", action="store_true", help="print the result as JSON instead of the table")
+    run.add_argument("--on", choices=system.BACKENDS, help="backend: the simulator (default) or this machine's "
+                                                          "kernel (root; docs/kernel-backend.md); overrides the "
+                                                          "file's backend key")
     run.set_defaults(func=cmd_run)
+
+    add_kernel_parser(sub)
 
     rep = sub.add_parser("reproduce", help="reproduce a paper's experiment: its claim ledger, tables, figures, report",
                          description="Runs an experiment (a shipped one by name, a file of your own by path, or "

@@ -29,7 +29,9 @@ from .progress import ProgressBar
 from .version import build_info
 
 #: the tables a configuration may have at its top level, in documentation order
-TOP_LEVEL = ("system", "disk", "token", "load_control", "swap", "gang", "process")
+TOP_LEVEL = ("backend", "system", "disk", "token", "load_control", "swap", "gang", "process")
+#: where a configuration runs: the simulator (default) or this machine's kernel (docs/kernel-backend.md)
+BACKENDS = ("simulator", "kernel")
 #: token policies (token-ordered-lru.txt section 5; linux2620 = the swap token of Linux 2.6.20)
 TOKEN_POLICIES = ("none", "paper", "linux2620")
 
@@ -121,7 +123,8 @@ def normalize_config(config: dict, name: str, base_dir: Optional[Path] = None) -
                            "got a single [process] table")
     if not isinstance(processes, list) or not processes:
         raise PagelabError(f"{name}: process: expected at least one [[process]] entry")
-    out = {k: copy.deepcopy(v) for k, v in config.items() if k != "process"}
+    config_backend(config, name)
+    out = {k: copy.deepcopy(v) for k, v in config.items() if k not in ("process", "backend")}
     out["processes"] = []
     for i, p in enumerate(processes):
         if not isinstance(p, dict):
@@ -137,6 +140,19 @@ def normalize_config(config: dict, name: str, base_dir: Optional[Path] = None) -
             p["trace"] = os.fspath(path)
         out["processes"].append(p)
     return out
+
+
+def config_backend(config: dict, name: str, override: Optional[str] = None) -> str:
+    """The backend a configuration runs on: ``override`` (``--on``), else its top-level
+    ``backend`` key, else the simulator."""
+    if override is not None:
+        if override not in BACKENDS:
+            raise PagelabError(f"--on: expected one of {', '.join(BACKENDS)}, got '{override}'")
+        return override
+    value = config.get("backend", "simulator") if isinstance(config, dict) else "simulator"
+    if value not in BACKENDS:
+        raise PagelabError(f"{name}: backend: expected one of {', '.join(repr(b) for b in BACKENDS)}, got {value!r}")
+    return value
 
 
 def load_config(config: ConfigLike) -> tuple:
@@ -233,8 +249,15 @@ class SystemResult:
         return self.raw["cpu_busy_ns"] / max(self.raw["end_ns"], 1)
 
     @property
-    def disk_utilisation(self) -> float:
+    def disk_utilisation(self) -> Optional[float]:
+        """None for a kernel run without swap (no swap disk to measure)."""
+        if self.raw.get("disk_busy_ns") is None:
+            return None
         return self.raw["disk_busy_ns"] / max(self.raw["end_ns"], 1)
+
+    @property
+    def backend(self) -> str:
+        return self.raw.get("backend", "simulator")
 
     def process(self, name: str) -> dict:
         for p in self.raw["processes"]:
@@ -310,19 +333,24 @@ class SystemResult:
         return html_table(repr(self), self.processes[cols]) + f"<p>{system_line(self)}</p>"
 
     def __repr__(self) -> str:
+        unit = "s on the kernel" if self.backend == "kernel" else "simulated s"
         return (f"SystemResult({self.name!r}, {len(self.raw['processes'])} processes, "
-                f"{self.end_s:.1f} simulated s)")
+                f"{self.end_s:.1f} {unit})")
 
 
 # ---------------------------------------------------------------- report
 
 def process_rows(result: SystemResult) -> list:
     """Rows of the per-process table printed by `pagelab run`."""
+    def num(v, fmt: str) -> str:
+        return "-" if v is None else format(v, fmt)
+
     rows = []
     for p in result.raw["processes"]:
-        rows.append([p["name"], f"{p['runtime_ns'] / 1e9:,.2f}", f"{p['dedicated_ns'] / 1e9:,.2f}",
-                     f"{p['slowdown']:.2f}", f"{p['major_faults']:,}", f"{p['minor_faults']:,}",
-                     f"{p['page_ins']:,}", f"{p['page_outs']:,}", f"{p['token_grabs']:,}"])
+        rows.append([p["name"], f"{p['runtime_ns'] / 1e9:,.2f}",
+                     "-" if p["dedicated_ns"] is None else f"{p['dedicated_ns'] / 1e9:,.2f}",
+                     num(p["slowdown"], ".2f"), f"{p['major_faults']:,}", f"{p['minor_faults']:,}",
+                     num(p["page_ins"], ","), num(p["page_outs"], ","), f"{p['token_grabs']:,}"])
     return rows
 
 
@@ -332,6 +360,13 @@ PROCESS_TABLE_COLUMNS = ["process", "runtime (s)", "dedicated (s)", "slowdown", 
 
 def system_line(result: SystemResult) -> str:
     r = result.raw
+    if r.get("backend") == "kernel":
+        return (f"system: kernel {r['kernel']}, cgroup v{r['cgroup_version']}, {result.end_s:,.2f} s (wall), "
+                f"limit {r['limit_bytes'] / 2**20:,.1f} MiB ({r['frames']:,} frames), peak use "
+                f"{r['peak_bytes'] / 2**20:,.1f} MiB, CPU utilisation {100 * result.cpu_utilisation:.1f}% of "
+                f"{r['cpus']} CPUs, swap-ins {r['pages_read']:,} pages, swap-outs {r['pages_written']:,} pages "
+                f"(system-wide)" + ("" if result.disk_utilisation is None else
+                                    f", swap disk ({', '.join(r['swap_disks'])}) busy {100 * result.disk_utilisation:.1f}%"))
     return (f"system: {result.end_s:,.2f} simulated s, CPU utilisation {100 * result.cpu_utilisation:.1f}%, "
             f"disk busy {100 * result.disk_utilisation:.1f}% ({r['disk_reads']:,} reads of "
             f"{r['pages_read']:,} pages, {r['disk_writes']:,} writes of {r['pages_written']:,} pages)")

@@ -5,22 +5,30 @@ holds each node's SystemResult), so that neither has to import the other's calle
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Optional, Union
 
 from . import _core
 from ._core import PagelabError
 from .gang import GangResult
-from .system import ConfigLike, SystemResult, engine_error, engine_json, load_config
+from .kernel.backend import run_kernel
+from .system import ConfigLike, SystemResult, config_backend, engine_error, engine_json, load_config, read_toml
 
 
 def engine_available() -> bool:
     return hasattr(_core, "run_system")
 
 
-def run_system(config: ConfigLike, progress: Optional[Callable[[int], Any]] = None) -> Union[SystemResult, GangResult]:
+def run_system(config: ConfigLike, progress: Optional[Callable[[int], Any]] = None,
+               backend: Optional[str] = None) -> Union[SystemResult, GangResult]:
     """Runs a timed multiprogrammed system. ``config`` is a TOML path or a dict of the
-    same structure; ``progress`` is called with simulated milliseconds done."""
+    same structure; ``progress`` is called with (simulated) milliseconds done.
+    ``backend``: "simulator" or "kernel" (docs/kernel-backend.md); by default the
+    configuration's ``backend`` key, else the simulator."""
+    raw = config if isinstance(config, dict) else read_toml(config) if isinstance(config, (str, os.PathLike)) else None
     engine_config, name = load_config(config)
+    if config_backend(raw, name, backend) == "kernel":
+        return run_kernel(engine_config, name, progress)
     return run_engine(engine_config, name, progress)
 
 

@@ -1,0 +1,383 @@
+"""A kernel run: the configuration's processes as real processes in memory cgroups
+(the run's parent limited to frames x page size, one child each), sampled every
+``system.sample_ms`` from /proc and the cgroup files; then each process alone without
+a limit, for its slowdown. The result has the simulator's SystemResult schema, with
+``backend = "kernel"`` and the kernel's version (docs/kernel-backend.md).
+
+A process is a workload or a trace (performed by pagelab-runner, the same records in
+the same order as the simulator) or ``command = [...]`` (any program). Whatever ends a
+run (its end, Ctrl-C, SIGTERM, a crashed or OOM-killed process) kills every process
+left and removes the cgroups before the function returns or raises."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import platform
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Callable, List, Optional
+
+from .._core import PagelabError
+from ..progress import ProgressBar
+from ..system import SystemResult
+from .cgroups import RunCgroups
+from .host import is_root, memory_hierarchy, swap_devices
+from .procfs import disk_busy_ms, free_bytes, process_sample, referenced_bytes, swap_disks, vmstat
+from .runner import find_runner
+
+#: keys a `command` process may have
+COMMAND_KEYS = ("name", "command", "start_ms")
+#: how often exits are looked for between samples (s)
+POLL_S = 0.02
+#: the shortest sampling interval the kernel backend takes (s)
+MIN_SAMPLE_S = 0.05
+
+_PR_SET_PDEATHSIG = 1
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class KernelRunBar(ProgressBar):
+    """Progress of a kernel run in wall seconds: run 1 is the shared run, then one run
+    per process alone (each restarts the count)."""
+
+    def _columns(self) -> list:
+        from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        return [SpinnerColumn(), TextColumn("[bold]{task.description}"),
+                TextColumn("run {task.fields[run]}: {task.fields[wall]:,.1f} s"), TimeElapsedColumn()]
+
+    def _task_fields(self) -> dict:
+        return {"total": None, "run": 1, "wall": 0.0}
+
+    def _show(self, done_ms: int) -> None:
+        self._progress.update(self._task, wall=done_ms / 1000.0, run=self.passes + 1)
+
+
+class KernelProcess:
+    """One [[process]] entry as something to start: a runner command line or a command."""
+
+    def __init__(self, index: int, entry: dict, system: dict, runner: Optional[str], config_name: str):
+        self.index = index
+        self.name = str(entry.get("name", f"process-{index}"))
+        self.start_s = float(entry.get("start_ms", 0.0)) / 1000.0
+        where = f"{config_name}: process[{index}]"
+        if "command" in entry:
+            extra = [k for k in entry if k not in COMMAND_KEYS]
+            if extra:
+                raise PagelabError(f"{where}.{extra[0]}: does not apply to a 'command' process "
+                                   f"(it takes {', '.join(COMMAND_KEYS)})")
+            cmd = entry["command"]
+            if not isinstance(cmd, list) or not cmd or not all(isinstance(c, str) for c in cmd):
+                raise PagelabError(f"{where}.command: expected a non-empty array of strings, got {cmd!r}")
+            self.argv = list(cmd)
+            self.is_runner = False
+        else:
+            table = {k: v for k, v in entry.items() if k != "start_ms"}
+            self.argv = [runner, "--process", json.dumps(table), "--page-size", str(system.get("page_size", 4096)),
+                         "--seed", str(system.get("seed", 0)),
+                         "--cpu-ns-per-ref", repr(float(system.get("cpu_ns_per_ref", 20.0))),
+                         "--cpu-ns-per-instruction", repr(float(system.get("cpu_ns_per_instruction", 1.0))),
+                         # its own memory sampled as often as pagelab samples (peak_own_rss_bytes)
+                         "--progress-ms", str(max(int(float(system.get("sample_ms", 1000.0))), 50))]
+            self.is_runner = True
+            r = subprocess.run(self.argv + ["--check"], capture_output=True, text=True)
+            if r.returncode != 0:
+                why = (r.stderr.strip().splitlines() or [f"exit status {r.returncode}"])[0]
+                raise PagelabError(f"{where}: {why.replace('pagelab-runner: error: ', '')}")
+
+
+class _Running:
+    def __init__(self, proc: KernelProcess, popen: subprocess.Popen, t0: float, out: Path, err: Path):
+        self.proc = proc
+        self.popen = popen
+        self.start = time.monotonic() - t0
+        self.end: Optional[float] = None
+        self.status: Optional[int] = None
+        self.rusage = None
+        self.out, self.err = out, err
+        self.last = {"major_faults": 0, "minor_faults": 0, "cpu_ns": 0}
+        self.peak_swap = 0
+        self.peak_rss = 0
+        self.report: Optional[dict] = None
+        self.series = {"t_s": [], "mad": [], "rss": [], "nap": [], "npf": [], "swap": []}
+
+
+def _sigterm_as_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _outcome(status: int) -> str:
+    if os.WIFEXITED(status):
+        return f"exited with status {os.WEXITSTATUS(status)}"
+    sig = os.WTERMSIG(status)
+    return f"killed by {signal.Signals(sig).name}"
+
+
+def _tail(path: Path) -> str:
+    try:
+        lines = [l for l in path.read_text(errors="replace").splitlines() if l.strip() and not l.startswith("{")]
+    except OSError:
+        return ""
+    return lines[-1].strip() if lines else ""
+
+
+def _run_group(procs: List[KernelProcess], limit_bytes: Optional[int], sample_s: float, page_size: int,
+               config_name: str, progress: Optional[Callable] = None) -> dict:
+    """Runs ``procs`` together in a fresh cgroup tree limited to ``limit_bytes`` (None:
+    unlimited) until all have ended; returns the raw measurements."""
+    with tempfile.TemporaryDirectory(prefix="pagelab-kernel-") as tmp, \
+            RunCgroups(limit_bytes, [p.name for p in procs]) as cg:
+        running: List[_Running] = []
+        try:
+            return _supervise(procs, running, cg, Path(tmp), limit_bytes, sample_s, page_size, config_name, progress)
+        finally:
+            # whatever happened: no process of ours outlives the run, none is left a zombie
+            for r in running:
+                if r.end is None:
+                    try:
+                        os.kill(r.popen.pid, signal.SIGKILL)
+                        os.waitpid(r.popen.pid, 0)
+                    except (ProcessLookupError, ChildProcessError):
+                        pass
+                    r.end = -1.0
+
+
+def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config_name, progress) -> dict:
+    """The loop of a run: starts each process at its start_ms, reaps the ended ones (a
+    bad end raises at once), samples every ``sample_s``."""
+    pending = sorted(procs, key=lambda p: p.start_s)
+    t0 = time.monotonic()
+    vm0 = vmstat()
+    last_vm, last_t = vm0, 0.0
+    disks = swap_disks(d["name"] for d in swap_devices())
+    busy0 = last_busy = disk_busy_ms(disks)
+    system_series = {"t_s": [], "free": [], "cpu_util": [], "disk_util": [], "swap_ins": [], "swap_outs": [],
+                     "cgroup_bytes": [], "cgroup_swap_bytes": []}
+    next_sample = sample_s
+    peak_usage = 0
+    ncpu = os.cpu_count() or 1
+    while pending or any(r.end is None for r in running):
+        now = time.monotonic() - t0
+        while pending and pending[0].start_s <= now:
+            p = pending.pop(0)
+            _start(p, cg.procs_file(p.name), tmp, t0, running)
+        for r in running:
+            if r.end is None:
+                pid, status, rusage = os.wait4(r.popen.pid, os.WNOHANG)
+                if pid:
+                    r.end, r.status, r.rusage = time.monotonic() - t0, status, rusage
+                    r.popen.returncode = status
+                    r.report = _runner_report(r)
+                    if status != 0:
+                        _fail(r, cg, limit_bytes, config_name)
+        peak_usage = max(peak_usage, cg.usage_bytes())
+        if now >= next_sample:
+            cpu_delta = 0
+            for r in running:
+                if r.end is None:
+                    cpu_delta += _sample(r, now, page_size)
+            vm = vmstat()
+            system_series["t_s"].append(round(now, 3))
+            system_series["free"].append(free_bytes() // page_size)
+            system_series["cpu_util"].append(cpu_delta / max((now - last_t) * 1e9 * ncpu, 1.0))
+            busy = disk_busy_ms(disks)
+            system_series["disk_util"].append((busy - last_busy) / max((now - last_t) * 1000.0, 1.0) if disks else None)
+            last_busy = busy
+            system_series["swap_ins"].append(vm.get("pswpin", 0) - last_vm.get("pswpin", 0))
+            system_series["swap_outs"].append(vm.get("pswpout", 0) - last_vm.get("pswpout", 0))
+            system_series["cgroup_bytes"].append(cg.usage_bytes())
+            system_series["cgroup_swap_bytes"].append(cg.swap_bytes())
+            last_vm, last_t = vm, now
+            next_sample += sample_s
+            if progress is not None:
+                progress(int(now * 1000))
+        time.sleep(POLL_S)
+    end = time.monotonic() - t0
+    vm1 = vmstat()
+    peak = cg.peak_bytes()
+    return {"end_s": end, "running": running, "system_series": system_series, "swap_disks": disks,
+            "disk_busy_ns": (disk_busy_ms(disks) - busy0) * 1_000_000 if disks else None,
+            "swap_ins": vm1.get("pswpin", 0) - vm0.get("pswpin", 0),
+            "swap_outs": vm1.get("pswpout", 0) - vm0.get("pswpout", 0),
+            "peak_bytes": max(peak or 0, peak_usage), "cgroup_version": cg.version,
+            "cgroup": str(cg.path), "stale_removed": cg.removed_stale, "pressure": cg.pressure()}
+
+
+def _start(p: KernelProcess, procs_file: str, tmp: Path, t0: float, running: List[_Running]) -> None:
+    """Starts ``p`` in its cgroup and appends it to ``running``. SIGINT and SIGTERM are
+    held off from the fork until the process is in ``running``, so an interruption can
+    never leave a started process that the clean-up does not know of."""
+    out, err = tmp / f"{p.index}.out", tmp / f"{p.index}.err"
+    parent = os.getpid()
+    held = {signal.SIGINT, signal.SIGTERM}
+
+    def enter_cgroup():
+        # in the child, before exec: join the process's cgroup (so all of its memory is
+        # charged there from the start), die with pagelab even if pagelab is SIGKILLed
+        # (and at once if it already died), then take signals again
+        with open(procs_file, "w") as f:
+            f.write(str(os.getpid()))
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        with open(out, "wb") as fo, open(err, "wb") as fe:
+            try:
+                popen = subprocess.Popen(p.argv, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
+                                         preexec_fn=enter_cgroup, start_new_session=True)
+            except (OSError, subprocess.SubprocessError) as err_:
+                raise PagelabError(f"process '{p.name}': cannot start {p.argv[0]}: {err_}") from None
+        running.append(_Running(p, popen, t0, out, err))
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _sample(r: _Running, now: float, page_size: int) -> int:
+    """One sample of a running process into its series; returns its CPU ns since the last."""
+    s = process_sample(r.popen.pid)
+    if s is None:
+        return 0
+    ref = referenced_bytes(r.popen.pid)
+    r.series["t_s"].append(round(now, 3))
+    r.series["rss"].append(s["rss_bytes"] // page_size)
+    r.series["mad"].append((s["rss_bytes"] + s["swap_bytes"]) // page_size)
+    r.series["nap"].append(None if ref is None else ref // page_size)
+    r.series["npf"].append(s["major_faults"] - r.last["major_faults"])
+    r.series["swap"].append(s["swap_bytes"] // page_size)
+    r.peak_swap = max(r.peak_swap, s["swap_bytes"])
+    r.peak_rss = max(r.peak_rss, s["peak_rss_bytes"])
+    cpu = s["cpu_ns"] - r.last["cpu_ns"]
+    r.last = s
+    return cpu
+
+
+def _fail(r: _Running, cg: RunCgroups, limit_bytes: Optional[int], config_name: str) -> None:
+    """A process ended badly: one line saying what happened (the caller's context
+    managers then end the others and remove the cgroups)."""
+    name = r.proc.name
+    if os.WIFSIGNALED(r.status) and os.WTERMSIG(r.status) == signal.SIGKILL and cg.oom_kills(cg.children[name]) > 0:
+        swap = sum(d["size_bytes"] for d in swap_devices())
+        limit = f"{limit_bytes / 2**20:.1f} MiB" if limit_bytes else "no limit"
+        raise PagelabError(f"{config_name}: process '{name}' was killed by the OOM killer (memory limit {limit}, "
+                           f"swap {swap / 2**20:.0f} MiB): not a result; every other process was ended and "
+                           "the cgroups removed")
+    why = _tail(r.err)
+    raise PagelabError(f"{config_name}: process '{name}' {_outcome(r.status)}{': ' + why if why else ''}; "
+                       "every other process was ended and the cgroups removed")
+
+
+def _runner_report(r: _Running) -> Optional[dict]:
+    if not r.proc.is_runner:
+        return None
+    try:
+        return json.loads(r.out.read_text().strip().splitlines()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def run_kernel(engine_config: dict, name: str, progress: Optional[Callable] = None, dedicated: bool = True):
+    """Runs a normalised configuration (system.load_config's structure) on this kernel:
+    a :class:`pagelab.system.SystemResult` with ``raw["backend"] == "kernel"``.
+    ``dedicated=False`` skips the runs alone (slowdown then is None)."""
+    if not is_root():
+        raise PagelabError("the kernel backend needs root (it creates memory cgroups and reads other "
+                           "processes' /proc files): run as root, or use the simulator (the default backend)")
+    for key in ("gang", "numa"):
+        if key in engine_config:
+            raise PagelabError(f"{name}: [{key}]: the kernel backend runs [system] + [[process]] configurations only")
+    system = engine_config.get("system", {})
+    page_size = int(system.get("page_size", 4096))
+    if page_size % os.sysconf("SC_PAGE_SIZE"):
+        raise PagelabError(f"{name}: system.page_size: the kernel backend needs a multiple of this machine's "
+                           f"page size ({os.sysconf('SC_PAGE_SIZE')}), got {page_size}")
+    frames = system.get("frames")
+    if not isinstance(frames, int) or isinstance(frames, bool) or frames < 1:
+        raise PagelabError(f"{name}: system.frames: expected a whole number >= 1, got {frames!r}")
+    sample_s = max(float(system.get("sample_ms", 1000.0)) / 1000.0, MIN_SAMPLE_S)
+    entries = engine_config["processes"]
+    runner = find_runner() if any("command" not in e for e in entries) else None
+    procs = [KernelProcess(i, e, system, runner, name) for i, e in enumerate(entries)]
+    names = [p.name for p in procs]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise PagelabError(f"{name}: process names must be unique: '{dup}' appears twice")
+    limit = frames * page_size
+    old = signal.signal(signal.SIGTERM, _sigterm_as_interrupt) if _main_thread() else None
+    try:
+        shared = _run_group(procs, limit, sample_s, page_size, name, progress)
+        alone = {}
+        if dedicated:
+            for p in procs:
+                solo = KernelProcess.__new__(KernelProcess)
+                solo.__dict__.update(p.__dict__)
+                solo.start_s = 0.0
+                g = _run_group([solo], None, sample_s, page_size, name, progress)
+                r = g["running"][0]
+                alone[p.name] = r.end - r.start
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)
+    return SystemResult(_result(shared, alone, procs, limit, frames, page_size, name), config=engine_config,
+                        name=name)
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _result(shared: dict, alone: dict, procs, limit: int, frames: int, page_size: int, name: str) -> dict:
+    rows, series = [], []
+    cpu_busy = 0
+    for r in shared["running"]:
+        rep = r.report
+        ru = r.rusage
+        cpu_ns = int((ru.ru_utime + ru.ru_stime) * 1e9)
+        cpu_busy += cpu_ns
+        runtime = r.end - r.start
+        dedicated = alone.get(r.proc.name)
+        rows.append({
+            "name": r.proc.name, "start_ns": int(r.start * 1e9), "end_ns": int(r.end * 1e9),
+            "runtime_ns": int(runtime * 1e9),
+            "dedicated_ns": int(dedicated * 1e9) if dedicated is not None else None,
+            "slowdown": runtime / dedicated if dedicated else None,
+            "references": rep["references"] if rep else None, "records": rep["records"] if rep else None,
+            "major_faults": ru.ru_majflt, "minor_faults": ru.ru_minflt,
+            "pages_freed": rep["frees"] if rep else None,
+            # every major fault of an anonymous page is a swap-in; swap-outs cannot be
+            # told apart per process (the kernel counts them system-wide)
+            "page_ins": ru.ru_majflt, "page_outs": None,
+            "token_grabs": 0, "token_held_ns": 0, "suspended_ns": 0,
+            "cpu_ns": cpu_ns,
+            # VmHWM of the program (reset by exec), sampled, or the runner's own at its end;
+            # not wait4's ru_maxrss, which counts pagelab's pages between fork and exec
+            "peak_rss_bytes": max(r.peak_rss, rep["memory"]["peak_rss_bytes"] if rep else 0),
+            "peak_swap_bytes": r.peak_swap,
+            "runner_own_rss_bytes": rep["peak_own_rss_bytes"] if rep else None,
+            "pages": rep["pages"] if rep else None,
+            "kind": "runner" if r.proc.is_runner else "command",
+            "outcome": _outcome(r.status),
+        })
+        series.append(dict(r.series, process=r.proc.name))
+    end_ns = int(shared["end_s"] * 1e9)
+    return {
+        "backend": "kernel", "kernel": platform.release(), "cgroup_version": shared["cgroup_version"],
+        "frames": frames, "page_size": page_size, "limit_bytes": limit, "peak_bytes": shared["peak_bytes"],
+        "swap_bytes": sum(d["size_bytes"] for d in swap_devices()),
+        "end_ns": end_ns, "cpu_busy_ns": cpu_busy / (os.cpu_count() or 1), "cpus": os.cpu_count(),
+        # the swap devices' busy time (/proc/diskstats io_ticks): all I/O on them, not only swap
+        "disk_busy_ns": shared["disk_busy_ns"], "swap_disks": shared["swap_disks"],
+        "disk_reads": None, "disk_writes": None,
+        "pages_read": shared["swap_ins"], "pages_written": shared["swap_outs"],
+        "processes": rows, "series": series, "system_series": shared["system_series"],
+        "token_events": [], "stale_cgroups_removed": shared["stale_removed"],
+        "memory_pressure": shared["pressure"],
+    }
