@@ -133,7 +133,10 @@ def test_limit_holds_and_major_faults_appear_below_the_footprint(swap):
 def test_no_major_faults_above_the_footprint(swap):
     above = kernel_run(scan_config(frames=SCAN_PAGES * 4))
     p = above.raw["processes"][0]
-    assert p["major_faults"] == 0, p
+    # the kernel counts a page of the runner's own text or of libc read from disk as a
+    # major fault too (once in a full parallel test run): a couple at most, where
+    # paging the region would give thousands (the test below the footprint)
+    assert p["major_faults"] <= 2, p
     assert p["minor_faults"] >= SCAN_PAGES  # every page zero-filled once
     assert p["records"] == SCAN_PAGES * 3
 
