@@ -770,12 +770,7 @@ impl Machine {
     /// with `swap_pager_haspage`'s contiguity, and `swap_pager_getpages`'s one read. The
     /// faulting page's frame is already allocated.
     fn fb_hard_fault(&mut self, p: u16, gid: Gid) -> Result<FaultOutcome> {
-        let proc = &mut self.procs[p as usize];
-        proc.counters.major_faults += 1;
-        proc.interval_npf += 1;
-        proc.counters.page_ins += 1;
-        proc.swapping = true;
-        self.total_major += 1;
+        self.count_major_fault(p);
         self.now += self.major_cpu_ns;
         let vpage = self.pages.vpage[gid as usize];
         let read_around = self.swap_cfg.read_around != ReadAroundKind::None;

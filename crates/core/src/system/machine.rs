@@ -548,6 +548,28 @@ impl Machine {
         }
     }
 
+    /// A major fault of `p` asks for the token under shortage (token-ordered-lru.txt 5.2:
+    /// before `do_swap_page`).
+    pub(super) fn token_on_major_fault(&mut self, p: u16) {
+        let short = self.pool.free <= self.pool.watermarks.high + self.shortage_margin;
+        let procs = &self.procs;
+        let (grabbed, previous) = self.token.on_major_fault(p, self.now, short, |q| procs[q as usize].priority);
+        if grabbed {
+            self.procs[p as usize].counters.token_grabs += 1;
+        }
+        self.account_release(previous);
+    }
+
+    /// The counts of a major fault of `p`, which is now swapping (waiting for its page).
+    pub(super) fn count_major_fault(&mut self, p: u16) {
+        let proc = &mut self.procs[p as usize];
+        proc.counters.major_faults += 1;
+        proc.interval_npf += 1;
+        proc.counters.page_ins += 1;
+        proc.swapping = true;
+        self.total_major += 1;
+    }
+
     pub(super) fn free_frame(&mut self) {
         self.pool.free += 1;
         if self.fbsd.is_some() {
@@ -760,19 +782,8 @@ impl Machine {
         self.reclaimer.on_fault(gid, vpage);
         if f & SWAP_VALID != 0 {
             // major fault: ask for the token (section 5.2, before do_swap_page), then read
-            let short = self.pool.free <= self.pool.watermarks.high + self.shortage_margin;
-            let procs = &self.procs;
-            let (grabbed, previous) = self.token.on_major_fault(p, self.now, short, |q| procs[q as usize].priority);
-            if grabbed {
-                self.procs[p as usize].counters.token_grabs += 1;
-            }
-            self.account_release(previous);
-            let proc = &mut self.procs[p as usize];
-            proc.counters.major_faults += 1;
-            proc.interval_npf += 1;
-            proc.counters.page_ins += 1;
-            proc.swapping = true;
-            self.total_major += 1;
+            self.token_on_major_fault(p);
+            self.count_major_fault(p);
             self.now += self.major_cpu_ns;
             self.pages.flags[gid as usize] = f | PAGING_IN;
             let slot = self.pages.slot[gid as usize] as u64;

@@ -99,20 +99,9 @@ impl Machine {
     /// A major fault of `p` on `gid` (on swap, its frame taken): the token, the read-ahead
     /// and the reads. `p` waits for its page.
     fn swap_in22(&mut self, p: u16, gid: Gid) {
-        let short = self.pool.free <= self.pool.watermarks.high + self.shortage_margin;
-        let procs = &self.procs;
-        let (grabbed, previous) = self.token.on_major_fault(p, self.now, short, |q| procs[q as usize].priority);
-        if grabbed {
-            self.procs[p as usize].counters.token_grabs += 1;
-        }
-        self.account_release(previous);
-        let proc = &mut self.procs[p as usize];
-        proc.counters.major_faults += 1;
-        proc.interval_npf += 1;
-        proc.counters.page_ins += 1;
-        proc.swapping = true;
-        proc.state = RunState::BlockedIo;
-        self.total_major += 1;
+        self.token_on_major_fault(p);
+        self.count_major_fault(p);
+        self.procs[p as usize].state = RunState::BlockedIo;
         self.now += self.major_cpu_ns;
         let slot = self.pages.slot[gid as usize] as u64;
         self.pages.flags[gid as usize] |= PAGING_IN;
