@@ -91,41 +91,49 @@ fn run(e: &mut Emitter, a: Matrix, n: usize, seed: u64) -> Flow {
     let mut m: Vec<f64> = (0..n * n).map(|_| rng.gen_range(-1.0..1.0)).collect();
     let at = |i: usize, j: usize| a.at(i as u64, j as u64);
     for k in 0..n {
-        // Pivot search down column k.
-        let mut pivot = k;
-        let mut best = -1.0f64;
-        for i in k..n {
-            e.read(at(i, k))?;
-            let v = m[i * n + k].abs();
-            if v > best {
-                best = v;
-                pivot = i;
-            }
+        eliminate_column(e, &mut m, &at, n, k, n)?;
+    }
+    Ok(())
+}
+
+/// Step `k` of the elimination: the pivot search down column k, the row interchange, and
+/// the elimination below the pivot of the columns up to `cols_end` (n for the whole
+/// matrix, the panel's end in the blocked form).
+fn eliminate_column(e: &mut Emitter, m: &mut [f64], at: &impl Fn(usize, usize) -> u64, n: usize, k: usize, cols_end: usize) -> Flow {
+    // Pivot search down column k.
+    let mut pivot = k;
+    let mut best = -1.0f64;
+    for i in k..n {
+        e.read(at(i, k))?;
+        let v = m[i * n + k].abs();
+        if v > best {
+            best = v;
+            pivot = i;
         }
-        // Row interchange.
-        if pivot != k {
-            for j in 0..n {
-                e.read(at(k, j))?;
-                e.read(at(pivot, j))?;
-                e.write(at(k, j))?;
-                e.write(at(pivot, j))?;
-                m.swap(k * n + j, pivot * n + j);
-            }
+    }
+    // Row interchange.
+    if pivot != k {
+        for j in 0..n {
+            e.read(at(k, j))?;
+            e.read(at(pivot, j))?;
+            e.write(at(k, j))?;
+            e.write(at(pivot, j))?;
+            m.swap(k * n + j, pivot * n + j);
         }
-        // Elimination below the pivot.
-        let diag = m[k * n + k];
-        for i in k + 1..n {
-            e.read(at(k, k))?;
-            e.read(at(i, k))?;
-            e.write(at(i, k))?;
-            let factor = if diag != 0.0 { m[i * n + k] / diag } else { 0.0 };
-            m[i * n + k] = factor;
-            for j in k + 1..n {
-                e.read(at(i, j))?;
-                e.read(at(k, j))?;
-                e.write(at(i, j))?;
-                m[i * n + j] -= factor * m[k * n + j];
-            }
+    }
+    // Elimination below the pivot.
+    let diag = m[k * n + k];
+    for i in k + 1..n {
+        e.read(at(k, k))?;
+        e.read(at(i, k))?;
+        e.write(at(i, k))?;
+        let factor = if diag != 0.0 { m[i * n + k] / diag } else { 0.0 };
+        m[i * n + k] = factor;
+        for j in k + 1..cols_end {
+            e.read(at(i, j))?;
+            e.read(at(k, j))?;
+            e.write(at(i, j))?;
+            m[i * n + j] -= factor * m[k * n + j];
         }
     }
     Ok(())
@@ -141,39 +149,7 @@ fn run_blocked(e: &mut Emitter, a: Matrix, tmp: Temporary, n: usize, nb: usize, 
         let end = (k0 + nb).min(n);
         // 1. the panel
         for k in k0..end {
-            let mut pivot = k;
-            let mut best = -1.0f64;
-            for i in k..n {
-                e.read(at(i, k))?;
-                let v = m[i * n + k].abs();
-                if v > best {
-                    best = v;
-                    pivot = i;
-                }
-            }
-            if pivot != k {
-                for j in 0..n {
-                    e.read(at(k, j))?;
-                    e.read(at(pivot, j))?;
-                    e.write(at(k, j))?;
-                    e.write(at(pivot, j))?;
-                    m.swap(k * n + j, pivot * n + j);
-                }
-            }
-            let diag = m[k * n + k];
-            for i in k + 1..n {
-                e.read(at(k, k))?;
-                e.read(at(i, k))?;
-                e.write(at(i, k))?;
-                let factor = if diag != 0.0 { m[i * n + k] / diag } else { 0.0 };
-                m[i * n + k] = factor;
-                for j in k + 1..end {
-                    e.read(at(i, j))?;
-                    e.read(at(k, j))?;
-                    e.write(at(i, j))?;
-                    m[i * n + j] -= factor * m[k * n + j];
-                }
-            }
+            eliminate_column(e, &mut m, &at, n, k, end)?;
         }
         if end == n {
             break;
