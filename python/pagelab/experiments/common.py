@@ -87,20 +87,14 @@ def _footprint(key: str) -> int:
 def footprint_pages(process: dict, page_size: int, base_dir: Path) -> int:
     """Distinct pages a process touches (its peak memory demand when nothing is freed),
     from one pass over its references; cached, since sensitivity variants ask again."""
-    if "workload" in process:
-        key = {"workload": process["workload"], "seed": int(process.get("seed") or 0), "page_size": page_size,
-               "params": {k: v for k, v in process.get("params", {}).items()}}
-    else:
-        path = Path(process["trace"])
-        key = {"trace": str(path if path.is_absolute() else base_dir / path), "format": process.get("format"),
-               "page_size": page_size}
     try:
-        return _footprint(json.dumps(key, sort_keys=True))
+        return _footprint(_source_key(process, page_size, base_dir))
     except PagelabError as err:
         raise PagelabError(f"process '{process.get('name', '?')}': {err}") from None
 
 
 def _source_key(process: dict, page_size: int, base_dir: Path) -> str:
+    """A process's reference source as canonical JSON: the key of the caches below."""
     if "workload" in process:
         key = {"workload": process["workload"], "seed": int(process.get("seed") or 0), "page_size": page_size,
                "params": {k: v for k, v in process.get("params", {}).items()}}
