@@ -1,15 +1,21 @@
 //! Adaptive page-in (gang-adaptive-paging.txt section 3.3, figure 4): the pages of a
 //! process that leave memory while it is switched out are recorded as (first page, run
 //! length) records of its virtual pages; when it is switched in again they are read back
-//! in block reads before it needs them, instead of one demand fault (and a 16-page
-//! read-ahead) at a time.
+//! before it needs them, instead of at its own demand faults.
 //!
-//! Two ways to read them (`gang.ai_reads`):
-//! - `fault` (the paper's, figure 4: "fault for page with base = pg_rec.addr++"): one
-//!   artificial fault per recorded page, in the recorded order, each a one-page read
-//!   issued when the previous one has arrived (a loop of faults waits for each). Only
-//!   the recorded pages are read (section 4.3: "reading in only the required pages"),
-//!   with no read-ahead around them;
+//! Three ways to read them (`gang.ai_reads`):
+//! - `fault` (the paper's kernel, figure 4: "fault for page with base = pg_rec.addr++"):
+//!   one artificial fault per recorded page, in the recorded order, each raised when the
+//!   previous one is done (a loop of faults waits for each). An artificial fault is a
+//!   fault of the node's kernel: on Linux 2.2.19 `handle_mm_fault` -> `do_swap_page` ->
+//!   `swap_in` (mm/page_alloc.c), which on a swap-cache miss calls `swapin_readahead`
+//!   before `read_swap_cache`, so it reads around the page as a demand fault does here
+//!   (`swap.read_around`, the aligned block of 2^`page_cluster` slots under `linux`).
+//!   A recorded page that such a read brings in is mapped by its own fault without I/O
+//!   (a swap-cache hit); one whose read is in flight is waited for;
+//! - `single`: the same faults reading only the faulting page (pagelab 0.1.0+r4's
+//!   `fault`, which took section 4.3's "reading in only the required pages" to mean no
+//!   read-ahead);
 //! - `block` (pagelab before issue 16): the recorded pages are read in swap-slot order, in
 //!   runs of pages consecutive on swap of up to `gang.ai_block_pages` each (whatever their
 //!   virtual order, as Linux's swap read-ahead groups by slot), all queued at once.
@@ -65,17 +71,21 @@ impl Machine {
         self.pump_page_in();
     }
 
-    /// Issues block reads for queued pages while frames can be had.
+    /// Issues reads for queued pages while frames can be had: block reads, or the next
+    /// artificial fault.
     pub(super) fn pump_page_in(&mut self) {
         let (block, one_at_a_time) = match &self.gang {
             // an artificial fault waits for its page before the next one is raised
-            Some(g) if g.cfg.ai_reads == AiReads::Fault && g.ai_in_flight > 0 => return,
+            Some(g) if g.cfg.ai_reads != AiReads::Block && (g.ai_in_flight > 0 || g.ai_waiting != NO_GID) => return,
             Some(g) if !g.page_in_queue.is_empty() => match g.cfg.ai_reads {
-                AiReads::Fault => (1, true),
+                AiReads::Fault | AiReads::Single => (1, true),
                 AiReads::Block => (g.cfg.ai_block_pages as usize, false),
             },
             _ => return,
         };
+        if one_at_a_time && !self.artificial_fault_needs_read() {
+            return;
+        }
         loop {
             // a frame for the next page: free above the high watermark, or made by reclaim
             if self.pool.free <= self.pool.watermarks.high {
@@ -117,17 +127,31 @@ impl Machine {
                 }
                 continue;
             }
-            let first = self.pages.slot[run[0] as usize] as u64;
+            let mut first = self.pages.slot[run[0] as usize] as u64;
+            let mut arrivals: Vec<Event> = Vec::with_capacity(run.len());
             for &gid in &run {
                 self.pages.flags[gid as usize] |= PAGING_IN;
                 // page-ins of the process, though not by its own faults
                 let owner = self.pages.owner[gid as usize];
                 self.procs[owner as usize].counters.page_ins += 1;
+                arrivals.push(Event::AdaptiveIn(gid));
             }
-            let arrivals = run.iter().map(|&gid| Event::AdaptiveIn(gid)).collect();
-            self.io(IoKind::Read, first, run.len() as u32, arrivals);
+            let mut pages = run.len() as u64;
+            if self.gang.as_ref().unwrap().cfg.ai_reads == AiReads::Fault {
+                // the kernel's fault reads around the page (swap_in -> swapin_readahead)
+                let (lo, hi) = self.read_around_range(run[0], first);
+                for s in lo..=hi {
+                    if s != first {
+                        let other = self.slot_owner[s as usize];
+                        self.pages.flags[other as usize] |= PAGING_IN;
+                        arrivals.push(Event::Prefetched(other));
+                    }
+                }
+                (first, pages) = (lo, hi - lo + 1);
+            }
+            self.io(IoKind::Read, first, pages as u32, arrivals);
             let g = self.gang.as_mut().unwrap();
-            g.stats.ai_pages += run.len() as u64;
+            g.stats.ai_pages += pages;
             g.stats.ai_reads += 1;
             if one_at_a_time {
                 g.ai_in_flight += 1;
@@ -138,14 +162,63 @@ impl Machine {
 }
 
 impl Machine {
-    /// A page adaptive page-in read has arrived: with `ai_reads = "fault"` the next
-    /// artificial fault follows.
+    /// The next artificial fault's page: the recorded pages that need no read are done
+    /// here, as their faults would do them without I/O (one read-around or the process's
+    /// own fault brought them in: mapped, referenced). True when the queue's front needs
+    /// a read; false when the queue is empty or the fault waits for a read in flight.
+    fn artificial_fault_needs_read(&mut self) -> bool {
+        loop {
+            let Some(&gid) = self.gang.as_ref().unwrap().page_in_queue.front() else { return false };
+            let f = self.pages.flags[gid as usize];
+            if f & PAGING_IN != 0 {
+                // lookup_swap_cache waits on the locked page: wait for its arrival
+                self.gang.as_mut().unwrap().ai_waiting = gid;
+                return false;
+            }
+            if f & RESIDENT == 0 && f & SWAP_VALID != 0 && f & WRITING == 0 {
+                return true;
+            }
+            self.gang.as_mut().unwrap().page_in_queue.pop_front();
+            if f & RESIDENT != 0 {
+                self.map_for_artificial_fault(gid);
+            }
+        }
+    }
+
+    /// An artificial fault on a page already in memory maps it for the process, young:
+    /// a page of its working set, no longer read-around's unreferenced guess.
+    fn map_for_artificial_fault(&mut self, gid: Gid) {
+        let f = &mut self.pages.flags[gid as usize];
+        if *f & PREFETCHED != 0 {
+            *f &= !PREFETCHED;
+            *f |= REFERENCED;
+            self.reclaimer.on_hit(gid);
+        }
+    }
+
+    /// A page adaptive page-in read has arrived: with artificial faults the next one
+    /// follows.
     pub(super) fn adaptive_read_done(&mut self) {
         let Some(g) = &mut self.gang else { return };
-        if g.cfg.ai_reads != AiReads::Fault {
+        if g.cfg.ai_reads == AiReads::Block {
             return;
         }
         g.ai_in_flight = g.ai_in_flight.saturating_sub(1);
+        self.pump_page_in();
+    }
+
+    /// Page `gid` arrived (read-around's guess, or the process's own fault): if an
+    /// artificial fault waits for it, that fault maps it and the next one follows.
+    pub(super) fn adaptive_wait_over(&mut self, gid: Gid) {
+        let Some(g) = &mut self.gang else { return };
+        if g.ai_waiting != gid {
+            return;
+        }
+        g.ai_waiting = NO_GID;
+        g.page_in_queue.pop_front();
+        if self.pages.flags[gid as usize] & RESIDENT != 0 {
+            self.map_for_artificial_fault(gid);
+        }
         self.pump_page_in();
     }
 }

@@ -84,10 +84,13 @@ pub struct GangConfig {
     /// `ai_reads = "block"`.
     pub ai_block_pages: u32,
     /// How adaptive page-in reads the recorded pages (section 3.3, figure 4). `fault`
-    /// (the paper's): one artificial fault per recorded page, in the recorded (virtual)
-    /// order, each a one-page read issued when the previous one is done; `block`: block
-    /// reads of up to `ai_block_pages` pages consecutive on swap, in slot order, all
-    /// queued at once (pagelab before issue 16).
+    /// (the paper's kernel): one artificial fault per recorded page, in the recorded
+    /// (virtual) order, each raised when the previous one is done, through the node's
+    /// fault path, read-around included (Linux 2.2.19's `swap_in`, mm/page_alloc.c,
+    /// calls `swapin_readahead` on every swap-cache miss); `single`: the same faults
+    /// reading only the faulting page (pagelab 0.1.0+r4's `fault`); `block`: block reads
+    /// of up to `ai_block_pages` pages consecutive on swap, in slot order, all queued at
+    /// once (pagelab before issue 16).
     pub ai_reads: AiReads,
     /// How a parallel job's data is spread over the nodes (section 4.2). `split` (the
     /// paper's parallel runs, strong scaling): every node runs the job's serial
@@ -113,6 +116,7 @@ pub struct GangConfig {
 pub enum AiReads {
     #[default]
     Fault,
+    Single,
     Block,
 }
 

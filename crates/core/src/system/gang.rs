@@ -72,8 +72,12 @@ pub struct GangNode {
     pub records: Vec<Vec<(u64, u32)>>,
     /// Recorded pages still to be read for the running process.
     pub page_in_queue: std::collections::VecDeque<super::memory::Gid>,
-    /// Adaptive page-in's one-page reads in flight (`ai_reads = "fault"`).
+    /// Adaptive page-in's artificial fault in progress (`ai_reads = "fault"` or
+    /// `"single"`): its read in flight, or a read it waits for.
     pub ai_in_flight: u32,
+    /// The page an artificial fault waits for because another read brings it in
+    /// (read-around of an earlier fault, or the process's own fault); NO_GID: none.
+    pub ai_waiting: super::memory::Gid,
     /// Where background writing's walk of the running process's pages goes on.
     pub bg_cursor: usize,
     pub stats: GangStats,
@@ -98,6 +102,7 @@ impl GangNode {
             records: vec![Vec::new(); processes],
             page_in_queue: Default::default(),
             ai_in_flight: 0,
+            ai_waiting: super::memory::NO_GID,
             bg_cursor: 0,
             stats: GangStats::default(),
             switch_log: Vec::new(),
@@ -211,6 +216,7 @@ impl Machine {
         g.active = Some(next);
         g.switch_in_epoch[next as usize] = self.epoch;
         g.page_in_queue.clear();
+        g.ai_waiting = super::memory::NO_GID;
         g.bg_cursor = 0;
         if from.is_some() {
             g.stats.switches += 1;

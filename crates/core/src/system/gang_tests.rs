@@ -335,23 +335,40 @@ fn major_faults_on(r: &GangResult, node: usize) -> u64 {
     r.nodes[node].processes.iter().map(|p| p.counters.major_faults).sum()
 }
 
-/// Figure 4: the paper's adaptive page-in raises one artificial fault per recorded page
-/// (one read each, one after the other); block reads read the same pages in far fewer
-/// requests. With memory for every job neither reads anything.
+/// Figure 4: the paper's adaptive page-in raises one artificial fault per recorded page,
+/// one after the other. Through the kernel's fault path (`fault`) each fault reads the
+/// aligned 16-slot block around its page, as Linux 2.2.19's `swap_in` does, so the
+/// recorded pages written together come back in one read per block; `single` reads one
+/// page per fault; block reads read the same pages in far fewer requests, all queued at
+/// once. With memory for every job none reads anything.
 #[test]
-fn adaptive_page_in_by_faults_reads_a_page_at_a_time() {
-    let with = |reads: AiReads, frames: u64| {
+fn adaptive_page_in_by_faults_reads_around_each_fault_as_the_kernel_does() {
+    let with = |reads: AiReads, frames: u64, read_around: ReadAroundKind| {
         let mut cfg = gang_cfg(frames, 600, &[So, Ao, Ai], 1);
         cfg.gang.as_mut().unwrap().ai_reads = reads;
+        cfg.swap.read_around = read_around;
         run(&cfg)
     };
-    let (fault, block) = (with(AiReads::Fault, 1000), with(AiReads::Block, 1000));
-    let (f, b) = (&fault.stats[0], &block.stats[0]);
-    assert!(f.ai_pages > 0 && b.ai_pages > 0);
-    assert_eq!(f.ai_reads, f.ai_pages);
+    let linux = ReadAroundKind::Linux;
+    let (fault, single, block) = (with(AiReads::Fault, 1000, linux), with(AiReads::Single, 1000, linux), with(AiReads::Block, 1000, linux));
+    let (f, s, b) = (&fault.stats[0], &single.stats[0], &block.stats[0]);
+    assert!(f.ai_pages > 0 && s.ai_pages > 0 && b.ai_pages > 0);
+    // single: a read a page; fault: up to 16 pages a read, and far fewer reads
+    assert_eq!(s.ai_reads, s.ai_pages);
+    assert!(f.ai_reads * 4 < f.ai_pages && f.ai_pages <= 16 * f.ai_reads, "{f:?}");
+    assert!(f.ai_reads * 4 < s.ai_reads, "fault {f:?} single {s:?}");
     assert!(b.ai_reads * 8 < b.ai_pages, "{b:?}");
+    // fewer, larger reads: the jobs end sooner than with a read a page
+    assert!(fault.end_ns < single.end_ns, "fault {} single {}", fault.end_ns, single.end_ns);
     assert_ne!(fault.end_ns, block.end_ns);
-    assert_eq!(with(AiReads::Fault, 2000), with(AiReads::Block, 2000));
+    // where it must change nothing: without read-around a kernel fault reads its page
+    // alone, as `single` does; with memory for every job nothing is read at all
+    let none = ReadAroundKind::None;
+    assert_eq!(with(AiReads::Fault, 1000, none), with(AiReads::Single, 1000, none));
+    let all = with(AiReads::Fault, 2000, linux);
+    assert_eq!(all, with(AiReads::Single, 2000, linux));
+    assert_eq!(all, with(AiReads::Block, 2000, linux));
+    assert_eq!(all.stats[0].ai_pages, 0);
 }
 
 #[test]

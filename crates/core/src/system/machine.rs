@@ -76,7 +76,7 @@ pub struct Machine {
     pub(super) events: EventQueue,
     pub(super) pages: PageTable,
     pub(super) pool: FramePool,
-    reclaimer: Reclaimer,
+    pub(super) reclaimer: Reclaimer,
     /// `reclaim = "freebsd8"`: the FreeBSD 8.2 page queues and page daemon (freebsd.rs).
     pub(super) fbsd: Option<Box<super::freebsd::FreeBsdVm>>,
     pub(super) token: Token,
@@ -394,10 +394,14 @@ impl Machine {
                 if self.fbsd.is_some() {
                     self.fb_page_in_done(p, gid);
                 }
+                self.adaptive_wait_over(gid);
             }
             Event::Prefetched(gid) if self.fbsd.is_some() => self.fb_prefetched(gid),
             Event::Prefetched(gid) if self.swap_cache_on() => self.readahead_arrived22(gid),
-            Event::Prefetched(gid) => self.arrived_unasked(gid, false),
+            Event::Prefetched(gid) => {
+                self.arrived_unasked(gid, false);
+                self.adaptive_wait_over(gid);
+            }
             Event::WriteDone(gid) if self.fbsd.is_some() => self.fb_write_done(gid),
             Event::PageDaemon(gen, needed) => self.fb_daemon(gen, needed),
             Event::AdaptiveIn(gid) => {
@@ -1022,7 +1026,7 @@ impl Machine {
     /// The slots to read for a major fault on `gid` at `slot`, as an inclusive range that
     /// contains `slot`: the faulting page alone, or with read-around its neighbours on
     /// swap that qualify, as long as free frames remain above the min watermark for them.
-    fn read_around_range(&mut self, gid: Gid, slot: u64) -> (u64, u64) {
+    pub(super) fn read_around_range(&mut self, gid: Gid, slot: u64) -> (u64, u64) {
         let (window, same_area) = match self.swap_cfg.read_around {
             ReadAroundKind::None | ReadAroundKind::Auto => return (slot, slot),
             ReadAroundKind::Bsd => (self.swap_cfg.read_window as u64, true),
