@@ -118,7 +118,7 @@ def test_points_are_the_first_versions_runs():
     assert len(pts) == 126 and all(p.mode == "numa" for p in pts.values())
     assert pts["table1 | 2D(B0) | 2K(10)"].config == {"numa": {
         "preset": "software", "history": "usage", "remote_factor": 5.0, "examine_ns": 35000.0,
-        "copy_ns_per_byte": 2625.0, "pte_update_ns": 35000.0, "memory_contention": True, "memory_ns": 1000.0,
+        "examine_order": "entries", "copy_ns_per_byte": 2625.0, "pte_update_ns": 35000.0, "memory_contention": True, "memory_ns": 1000.0,
         "migration": "daemons", "daemons": 2, "block_us": 0,
         "page_size": 2048, "workload": {"name": "vecmat", "params": {"n": 512, "procs": 16, "repeat": 10}}}}
     cfg = pts["table6 | Aging=8 | 1K"].config["numa"]
@@ -150,13 +150,15 @@ def test_file_mistakes_are_one_line(change, says):
 def test_sensitivity_variants_change_only_their_key():
     spec = load_spec(FILE)
     variants = spec_variants(spec)
-    assert len(variants) == 10
+    assert len(variants) == 13
     base = {p.key: p.config for p in N.points(spec)}
     for v in variants:
         changed = {k for k, cfg in ((p.key, p.config) for p in N.points(v)) if cfg != base[k]}
         assert changed == set(base), v.variant  # a [base] key: every run changes
     seed = [v for v in variants if v.variant == "base.seed = 1"][0]
     assert all(p.config["numa"]["seed"] == 1 for p in N.points(seed))
+    copies = [v for v in variants if v.variant == "base.examine_order = copies"][0]
+    assert all(p.config["numa"]["examine_order"] == "copies" for p in N.points(copies))
 
 
 # ---------------------------------------------------------------- the analysis, synthetic
@@ -183,7 +185,7 @@ def grid(name, rows, columns, time, **cell):
     for r in rows:
         for c in columns:
             rec = {"mean_s": time(r, c), "migrations": 0, "migrations_per_page": 0.0, "lock_wait_share": 0.0,
-                   "examination_rate_per_s": 0.0}
+                   "examination_rate_per_s": 0.0, "pingpongs_per_page": 0.0}
             rec.update({k: f(r, c) for k, f in cell.items()})
             cells[(r, c)] = rec
     return N.Grid(name, name, "w", list(rows), list(columns), config, info, cells)
@@ -242,6 +244,9 @@ def test_table5_pairs_placements_and_normalises_migrations():
     assert m["t5_none_vertical_spread"] == pytest.approx(0.1)
     assert m["t5_blocking"]["1K(H)"] == pytest.approx(2.3 / 2.4)
     assert m["t5_migrations_per_page_iteration"]["1D(B0)"] == [0.5] * 4
+    # the horizontal columns alone: does migration add to the horizontal pages' penalty?
+    assert m["t5_horizontal_daemon_vs_none"]["1D(B0)"] == pytest.approx([2.4 / 2.5, 1.0])
+    assert m["t5_horizontal_daemon_vs_none"]["2D(B0)"] == pytest.approx([2.6 / 2.5, 2.5 / 2.4])
 
 
 def test_history_and_wave_measures():
@@ -273,7 +278,18 @@ def test_activity_series_and_empty_measures_are_dropped():
     lone = grid("table4", ["None", "1D(B0)"], columns, lambda r, c: 1.0)
     m = N.measures_of({"table4": lone})
     assert "lock_wait_by_activity" not in m and "t1_blocking" not in m
-    assert set(m) == {"t4_none_s", "t4_daemon_vs_none", "daemon_vs_none_16"}
+    assert set(m) == {"t4_none_s", "t4_daemon_vs_none", "daemon_vs_none_16", "pingpongs_per_page_16"}
+
+
+def test_pingpongs_per_page_cover_every_daemon_cell_of_the_sixteen_processor_tables():
+    columns = {"a": (1024, {}), "b": (2048, {})}
+    pp = {("1D(B0)", "a"): 0.5, ("1D(B0)", "b"): 9.0, ("2D(B0)", "a"): 0.0, ("2D(B0)", "b"): 2.0}
+    t5 = grid("table5", ["None", "1D(B0)", "2D(B0)"], columns, lambda r, c: 1.0,
+              pingpongs_per_page=lambda r, c: pp.get((r, c), 0.0))
+    # a history table (not one of the 16-processor configuration tables) is left out
+    t6 = grid("table6", ["Usage", "Referenced"], columns, lambda r, c: 1.0, pingpongs_per_page=lambda r, c: 50.0)
+    m = N.measures_of({"table5": t5, "table6": t6})
+    assert m["pingpongs_per_page_16"] == {"table5": [0.5, 9.0, 0.0, 2.0]}
 
 
 def test_paper_pairs_take_the_claims_with_a_near_rule():

@@ -15,8 +15,8 @@ from .version import build_info
 
 #: keys of [numa] (the engine checks values; this list only gives a clear first error)
 NUMA_KEYS = ("page_size", "preset", "local_ns", "remote_factor", "history", "migration", "daemons",
-             "block_us", "examine_ns", "copy_ns_per_byte", "pte_update_ns", "private_ns", "repeat_private_ns",
-             "memory_contention", "memory_ns", "seed", "workload")
+             "block_us", "examine_ns", "examine_order", "copy_ns_per_byte", "pte_update_ns", "private_ns",
+             "repeat_private_ns", "memory_contention", "memory_ns", "seed", "workload")
 
 
 class NumaResult:

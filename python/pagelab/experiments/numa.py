@@ -92,6 +92,7 @@ MEASURES = {
     "t5_none_vertical_spread": "Table 5: None's slowest over fastest vertical column, minus 1",
     "t5_blocking": "Table 5: one daemon, longest blocking over B0, per column",
     "t5_migrations_per_page_iteration": "Table 5: migrations per page per iteration, per daemon row and column",
+    "t5_horizontal_daemon_vs_none": "Table 5: each daemon configuration over None, horizontal columns",
     "t6_vs_usage": "Table 6: each history variant over Usage, per page size",
     "t6_by_bits": "Table 6: per column, the variants over Usage by increasing history bits",
     "t7_daemon_vs_none": "Table 7: each daemon configuration over None, per column",
@@ -104,6 +105,8 @@ MEASURES = {
     "t8_vs_usage": "Table 8: per column, each history variant over Usage",
     "t8_spread": "Table 8: per column, slowest over fastest history variant (not Usage), minus 1",
     "daemon_vs_none_16": "every daemon cell of the 16-processor tables (1, 4, 5, 7) over None",
+    "pingpongs_per_page_16": "every daemon cell of the 16-processor tables (1, 4, 5, 7): ping-pongs (migrations "
+                             "back to the node the page left at its previous migration) per page over the run",
     "lock_wait_by_activity": "per table column: processors' lock waits (share of their time), daemon rows from "
                              "the longest blocking to two daemons",
     "examination_rate_by_activity": "per table column: passes per daemon per simulated second, same rows",
@@ -457,6 +460,8 @@ def table5_measures(g: Grid, iterations: float) -> Dict[str, Any]:
         m["t5_daemon_vs_none"] = row_ratios(g, daemons, none)
         if vertical:
             m["t5_vertical_daemon_vs_none"] = row_ratios(g, daemons, none, vertical)
+        if horizontal:
+            m["t5_horizontal_daemon_vs_none"] = row_ratios(g, daemons, none, horizontal)
         m["t5_migrations_per_page_iteration"] = {
             r: [g.cells[(r, c)]["migrations_per_page"] / iterations for c in g.columns] for r in daemons}
     if vertical:
@@ -536,13 +541,17 @@ def measures_of(gs: Dict[str, Grid]) -> Dict[str, Any]:
         if by_col:
             m["t8_vs_usage"] = by_col
             m["t8_spread"] = spreads
-    sixteen = {}
+    sixteen, pingpongs = {}, {}
     for name in SIXTEEN_PROCESSORS:
         g = gs.get(name)
         if g is not None and g.none_row() is not None and g.daemon_rows():
             sixteen[name] = [g.ratio(r, g.none_row(), c) for r in g.daemon_rows() for c in g.columns]
+        if g is not None and g.daemon_rows():
+            pingpongs[name] = [g.cells[(r, c)]["pingpongs_per_page"] for r in g.daemon_rows() for c in g.columns]
     if sixteen:
         m["daemon_vs_none_16"] = sixteen
+    if pingpongs:
+        m["pingpongs_per_page_16"] = pingpongs
     m["lock_wait_by_activity"] = by_activity(list(gs.values()), "lock_wait_share")
     m["examination_rate_by_activity"] = by_activity(list(gs.values()), "examination_rate_per_s")
     # an empty table is no measure ("not measured", never a vacuous pass)

@@ -41,6 +41,27 @@ pub enum Migration {
     Daemons,
 }
 
+/// The order in which a daemon examines the copies of its entries. The paper fixes what
+/// is examined, not the loop's order: section 3, each daemon "steps through all of the
+/// copies of the page table applying the migration policy"; section 3.1, "an examination
+/// phase (in which it examines each copy of each page table entry)", locking one copy at
+/// a time, then a migration phase. Either order reads and clears every copy of every
+/// entry of the daemon's share once a pass; they differ in when each node's history of a
+/// page is read (docs/numa.md, "Why the daemons ping-pong").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExamineOrder {
+    /// Entry by entry: every copy of one entry, then the next entry (the first version;
+    /// section 3.1's "each copy of each page table entry"): all nodes' histories of a
+    /// page are read within a few examinations of each other.
+    #[default]
+    Entries,
+    /// Copy by copy: every entry of its share in node 0's copy of the page table, then in
+    /// node 1's, and so on (section 3's "steps through all of the copies of the page
+    /// table"): node k's history of a page is read k/nodes of a pass after node 0's.
+    Copies,
+}
+
 /// The reference history per page and processor (section 2.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum History {
@@ -99,6 +120,9 @@ pub struct NumaConfig {
     pub block_us: f64,
     /// Daemon time to lock, read and clear one copy of a page-table entry.
     pub examine_ns: f64,
+    /// The daemons' examination order: `"entries"` (entry by entry, the default) or
+    /// `"copies"` (copy by copy); section 3 and 3.1 leave it open.
+    pub examine_order: ExamineOrder,
     /// Time to copy one byte of a page to another node.
     pub copy_ns_per_byte: f64,
     /// Time to update one copy of a page-table entry when its page moves.
@@ -154,6 +178,7 @@ impl Default for NumaConfig {
             // word operations (lock, read, write back, unlock); copying a page moves each
             // 4-byte word with a remote read and a local write
             examine_ns: 35_000.0,
+            examine_order: ExamineOrder::default(),
             copy_ns_per_byte: 2_625.0,
             pte_update_ns: 35_000.0,
             private_ns: None,

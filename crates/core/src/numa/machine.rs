@@ -20,7 +20,7 @@
 //! into the module's service time).
 
 use super::config::{History, Migration, NumaConfig};
-use super::daemon::{Daemon, DaemonStats};
+use super::daemon::{Daemon, DaemonStats, Moved};
 use super::memory::{Memory, MigrationCost};
 use super::pages::Pages;
 use super::stream::{Op, ProcStream};
@@ -68,6 +68,34 @@ impl NumaResult {
     }
 }
 
+/// One migration of a traced run (section 5.3: "by tracing all migration activity").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MigrationEvent {
+    /// When the page's entries were released (the end of the migration), ns.
+    pub at_ns: u64,
+    pub page: u64,
+    pub from: u16,
+    pub to: u16,
+    /// The daemon that made it (its index); None: Foresight.
+    pub daemon: Option<u16>,
+    /// The history values the daemon compared: the page's own node's and the
+    /// destination's (0 and 0 for Foresight).
+    pub own: u32,
+    pub best: u32,
+    /// Back to the node the page left at its previous migration.
+    pub pingpong: bool,
+}
+
+/// Every migration of a run in the order made; each processor's arrivals at barriers and
+/// the times the barriers released the processors (the iterations' ends).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MigrationTrace {
+    pub migrations: Vec<MigrationEvent>,
+    /// (processor, time) of each arrival at a barrier, in simulated-time order.
+    pub barrier_arrivals: Vec<(u16, u64)>,
+    pub barrier_releases: Vec<u64>,
+}
+
 struct Proc {
     stream: ProcStream,
     time: u64,
@@ -87,6 +115,18 @@ fn clock_overflow(processor: usize) -> Error {
 
 /// Runs `cfg`; `progress(references done)` is called every million references.
 pub fn run_numa(cfg: &NumaConfig, progress: Progress) -> Result<NumaResult> {
+    run(cfg, progress, None)
+}
+
+/// Runs `cfg` and records every migration, barrier arrival and barrier release (the same
+/// run as [`run_numa`]'s: the trace observes, it changes nothing).
+pub fn run_numa_traced(cfg: &NumaConfig, progress: Progress) -> Result<(NumaResult, MigrationTrace)> {
+    let mut trace = MigrationTrace::default();
+    let result = run(cfg, progress, Some(&mut trace))?;
+    Ok((result, trace))
+}
+
+fn run(cfg: &NumaConfig, progress: Progress, mut trace: Option<&mut MigrationTrace>) -> Result<NumaResult> {
     cfg.validate()?;
     let history = History::parse(&cfg.history)?;
     let w = workloads::open(&cfg.workload.name, &cfg.workload_params(), cfg.seed)?;
@@ -117,7 +157,14 @@ pub fn run_numa(cfg: &NumaConfig, progress: Progress) -> Result<NumaResult> {
         for i in 0..d {
             let (first, end) = (npages * i / d, npages * (i + 1) / d);
             // at least 1 ns a step, so that a daemon always moves forward in time
-            daemons.push(Daemon::new(first, end, (cfg.block_us * 1000.0).round() as u64, (cfg.examine_ns.round() as u64).max(1), migrate));
+            daemons.push(Daemon::new(
+                first,
+                end,
+                (cfg.block_us * 1000.0).round() as u64,
+                (cfg.examine_ns.round() as u64).max(1),
+                cfg.examine_order,
+                migrate,
+            ));
         }
     }
     let foresight = cfg.migration == Migration::Foresight;
@@ -146,7 +193,11 @@ pub fn run_numa(cfg: &NumaConfig, progress: Progress) -> Result<NumaResult> {
             }
         }
         if daemon != usize::MAX {
-            daemons[daemon].step(&mut pages, memory.as_mut());
+            let moved = daemons[daemon].step(&mut pages, memory.as_mut());
+            if let (Some(t), Some(m)) = (trace.as_deref_mut(), moved) {
+                let Moved { page, from, to, own, best, pingpong } = m;
+                t.migrations.push(MigrationEvent { at_ns: daemons[daemon].time, page: page as u64, from, to, daemon: Some(daemon as u16), own, best, pingpong });
+            }
             continue;
         }
         if who == usize::MAX {
@@ -161,15 +212,18 @@ pub fn run_numa(cfg: &NumaConfig, progress: Progress) -> Result<NumaResult> {
                     end_ns[who] = p.time;
                     live -= 1;
                     if live > 0 && waiting == live {
-                        release(&mut procs, &mut waiting);
+                        release(&mut procs, &mut waiting, trace.as_deref_mut());
                     }
                     continue;
                 }
                 Some(Op::Barrier) => {
                     p.at_barrier = true;
                     waiting += 1;
+                    if let Some(t) = trace.as_deref_mut() {
+                        t.barrier_arrivals.push((who as u16, p.time));
+                    }
                     if waiting == live {
-                        release(&mut procs, &mut waiting);
+                        release(&mut procs, &mut waiting, trace.as_deref_mut());
                     }
                     continue;
                 }
@@ -189,8 +243,12 @@ pub fn run_numa(cfg: &NumaConfig, progress: Progress) -> Result<NumaResult> {
             if let Some(m) = memory.as_mut() {
                 m.migration(pages.node_of[page] as usize, who, p.time - migrate.hold_ns, &migrate);
             }
-            pages.migrate(page, who as u16);
+            let from = pages.node_of[page];
+            let pingpong = pages.migrate(page, who as u16);
             foresight_migrations += 1;
+            if let Some(t) = trace.as_deref_mut() {
+                t.migrations.push(MigrationEvent { at_ns: p.time, page: page as u64, from, to: who as u16, daemon: None, own: 0, best: 0, pingpong });
+            }
         }
         let home = pages.node_of[page] as usize;
         let is_local = home == who;
@@ -236,12 +294,16 @@ pub fn run_numa(cfg: &NumaConfig, progress: Progress) -> Result<NumaResult> {
     })
 }
 
-/// Every processor at the barrier goes on when the last one arrived.
-fn release(procs: &mut [Proc], waiting: &mut usize) {
+/// Every processor at the barrier goes on when the last one arrived (a traced run records
+/// when).
+fn release(procs: &mut [Proc], waiting: &mut usize, trace: Option<&mut MigrationTrace>) {
     let at = procs.iter().filter(|p| p.at_barrier).map(|p| p.time).max().unwrap_or(0);
     for p in procs.iter_mut().filter(|p| p.at_barrier) {
         p.at_barrier = false;
         p.time = at;
     }
     *waiting = 0;
+    if let Some(t) = trace {
+        t.barrier_releases.push(at);
+    }
 }

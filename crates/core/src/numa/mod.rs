@@ -12,7 +12,9 @@ pub mod stream;
 pub mod workloads;
 
 pub use config::NumaConfig;
-pub use machine::{run_numa, NumaResult};
+pub use machine::{run_numa, run_numa_traced, MigrationEvent, MigrationTrace, NumaResult};
 
+#[cfg(test)]
+mod pingpong_tests;
 #[cfg(test)]
 mod tests;

@@ -1,16 +1,17 @@
 //! The paper's qualitative findings (numa-page-migration.txt section 5), each on a small
 //! case, and the machine's bookkeeping.
 
-use super::config::{Migration, NumaConfig};
+use super::config::{ExamineOrder, Migration, NumaConfig};
 use super::*;
 
-/// The first version's machine (no private work, no memory contention): the findings
-/// below were written for it and hold on it.
+/// The first version's machine (no private work, no memory contention, daemons examining
+/// entry by entry): the findings below were written for it and hold on it.
 fn config(workload: &str, params: &[(&str, serde_json::Value)], page_size: u64, migration: Migration) -> NumaConfig {
     let mut cfg = calibrated(workload, params, page_size, migration);
     cfg.private_ns = Some(0.0);
     cfg.repeat_private_ns = Some(0.0);
     cfg.memory_contention = false;
+    cfg.examine_order = ExamineOrder::Entries;
     cfg
 }
 
@@ -330,6 +331,7 @@ fn defaults_are_the_calibrated_private_work_and_contention() {
     use super::workloads::PRIVATE_WORK;
     let d = NumaConfig::default();
     assert!(d.memory_contention && d.private_ns.is_none() && d.repeat_private_ns.is_none());
+    assert_eq!(d.examine_order, ExamineOrder::Entries, "the first version's order");
     for (name, params, page) in [
         ("vecmat", vec![("n", 64.into()), ("procs", 4.into()), ("repeat", 3.into())], 256u64),
         ("jacobi-numa", vec![("n", 32.into()), ("procs", 4.into()), ("iterations", 2.into())], 512),
@@ -376,6 +378,7 @@ fn new_keys_are_checked() {
         (r#"{"workload": {"name": "vecmat"}, "memory_ns": -5}"#, "numa.memory_ns"),
         (r#"{"workload": {"name": "vecmat"}, "private_ns": 1e15}"#, "numa.private_ns"),
         (r#"{"workload": {"name": "vecmat"}, "memory_contention": 1}"#, "numa.memory_contention"),
+        (r#"{"workload": {"name": "vecmat"}, "examine_order": "pages"}"#, "numa.examine_order"),
     ] {
         let e = NumaConfig::from_json(json).unwrap_err().to_string();
         assert!(e.contains(key) && !e.contains('\n'), "{json}: {e}");
