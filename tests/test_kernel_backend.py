@@ -176,10 +176,12 @@ def test_interrupt_leaves_no_cgroup_or_child_behind(tmp_path):
     p = subprocess.Popen([sys.executable, "-m", "pagelab", "run", str(cfg), "--on", "kernel", "--out",
                           str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 20
-    while sorted(_children(p.pid).values()) != ["pagelab-runner", "sleep"] and time.monotonic() < deadline:
+    # the runner is two processes: the stream's generator and the one performing it
+    want = ["pagelab-runner", "pagelab-runner", "sleep"]
+    while sorted(_children(p.pid).values()) != want and time.monotonic() < deadline:
         time.sleep(0.05)
     kids = list(_children(p.pid))
-    assert len(kids) == 2
+    assert len(kids) == 3
     mine = groups_of(p.pid)
     assert mine and all(f"-{process_start_time(p.pid)}-" in g for g in mine), pagelab_groups()
     p.send_signal(signal.SIGINT)
@@ -290,3 +292,98 @@ def test_an_oom_killed_process_is_reported_as_such_not_as_a_result(tmp_path, cli
     assert time.monotonic() - t < 15  # the sleeper was ended, not waited for
     assert groups_of(pid) == []
     assert not (tmp_path / "out" / "result.json").exists()
+
+
+@needs_root
+def test_the_cgroup_holds_the_performer_and_the_generator_stays_outside(tmp_path, swap):
+    """The stream's generator runs outside the run's cgroup, so that its buffers (MBs for
+    a workload generator) are not charged against the limit: the process's child cgroup
+    holds the one process that performs the records, whose own memory is small."""
+    cfg = tmp_path / "t.toml"
+    cfg.write_text('[system]\nframes = 1200\nsample_ms = 50\ncpu_ns_per_ref = 2000\n'
+                   '[[process]]\nname = "t"\nworkload = "growing-table"\n'
+                   'params = { pages = 1500, stages = 4, lookups = 20000 }\n')
+    p = subprocess.Popen([sys.executable, "-m", "pagelab", "run", str(cfg), "--on", "kernel", "--out",
+                          str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    members, kids = [], {}
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not members:
+        for g in groups_of(p.pid):
+            child = Path(g) / "p0"
+            if child.is_dir():
+                members = [int(x) for x in (child / "cgroup.procs").read_text().split()]
+        kids = _children(p.pid)
+        time.sleep(0.02)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    assert len(members) == 1 and len(kids) == 2 and set(members) < set(kids), (members, kids)
+    raw = json.loads((tmp_path / "out" / "result.json").read_text())
+    proc = raw["processes"][0]
+    assert proc["records"] == workload("growing-table", pages=1500, stages=4, lookups=20000).info()["records"]
+    # the performer's own memory beyond the region: its code, stack and a 53 KB buffer
+    assert proc["runner_own_rss_bytes"] < 6 << 20, proc
+
+
+@needs_root
+def test_a_generator_that_fails_midway_fails_the_run(tmp_path, cli):
+    """A trace whose line 100,000 is garbage: the generator fails after the performer has
+    done the records before it; the run must not pass for a whole one."""
+    trace = tmp_path / "bad.csv"
+    trace.write_text("".join(f"{i % 500}\n" for i in range(100_000)) + "not-a-page\n")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[system]\nframes = 4096\n[[process]]\nname = "x"\ntrace = "{trace}"\n')
+    pid, r = run_pagelab("run", cfg, "--on", "kernel", "--out", tmp_path / "out")
+    assert_user_error(r, "process 'x': its stream generator exited with status 1")
+    assert groups_of(pid) == []
+    assert not (tmp_path / "out" / "result.json").exists()
+
+
+@needs_root
+def test_repeats_give_medians_and_spread(swap):
+    cfg = scan_config(frames=SCAN_PAGES // 2, passes=2)
+    cfg["kernel"] = {"repeats": 3}
+    r = kernel_run(cfg, dedicated=True).raw
+    p = r["processes"][0]
+    reps = [x["processes"][0] for x in r["repetitions"]]
+    assert len(reps) == 3 and r["oom_kills"] == 0
+    majors = sorted(x["major_faults"] for x in reps)
+    assert p["major_faults"] == majors[1] and p["spread"]["major_faults"] == [majors[0], majors[2]]
+    assert p["spread"]["runtime_ns"][0] <= p["runtime_ns"] <= p["spread"]["runtime_ns"][1]
+    assert all(x["slowdown"] > 0 for x in reps)
+    # the kernel is not deterministic, but paging a scan twice over is: within 1.5x
+    assert majors[0] > 0 and majors[2] <= 1.5 * majors[0], majors
+
+
+@needs_root
+def test_oom_retries_run_again_and_count(tmp_path, cli):
+    hog = "import ctypes, time; ctypes.CDLL(None).mlockall(3); b = bytearray(64 << 20)"
+    cfg = tmp_path / "oom.toml"
+    cfg.write_text('[system]\nframes = 4096\n[kernel]\noom_retries = 2\n'
+                   f'[[process]]\nname = "hog"\ncommand = ["{sys.executable}", "-c", "{hog}"]\n')
+    pid, r = run_pagelab("run", cfg, "--on", "kernel", "--out", tmp_path / "out")
+    assert_user_error(r, "process 'hog' was killed by the OOM killer")
+    assert groups_of(pid) == []
+
+
+@needs_root
+def test_probe_measures_the_device_and_the_faults(cli, swap):
+    r = cli("kernel", "probe", "--mb", "8", "--reads", "50", "--pages", "2000", "--json")
+    assert r.code == 0, r.err
+    d = json.loads(r.out)
+    fitted, disk = d["fitted"], d["measured"]["disk"]
+    assert len(disk["random_read_4k_us"]) == 50 and disk["seq_write_mb_s"] > 0
+    assert fitted["disk"]["model"] == "ssd" and fitted["disk"]["latency_us"] > 0 and fitted["disk"]["bandwidth_mb_s"] > 0
+    assert fitted["system"]["minor_fault_ns"] > 0
+    # with swap active the fault probe paged its region out and back in: major faults
+    faults = d["measured"]["faults"]
+    assert faults["swapped_bytes"] > 0 and faults["swap_in_random"]["major_faults"] > 0
+    assert fitted["system"]["major_fault_cpu_ns"] > 0
+    human = cli("kernel", "probe", "--mb", "8", "--reads", "50", "--pages", "2000")
+    assert human.code == 0 and "simulator keys fitted to them" in human.out and "[disk]" in human.out
+    # the probe file is gone
+    assert not list(Path("/var/tmp").glob(".pagelab-probe-*"))
+
+
+def test_probe_errors_are_one_line(cli, tmp_path):
+    assert_user_error(cli("kernel", "probe", "--pages", "5"), "--pages: expected 16 to")
+    assert_user_error(cli("kernel", "probe", "--dir", tmp_path / "nope"), "no such directory")

@@ -1,9 +1,10 @@
-"""`pagelab kernel status | setup | teardown` (docs/kernel-backend.md)."""
+"""`pagelab kernel status | setup | teardown | probe` (docs/kernel-backend.md)."""
 
 from __future__ import annotations
 
 import json
 
+from .kernel.probe import PROBE_MB, PROBE_PAGES, PROBE_READS, fit, probe, probe_lines
 from .kernel.status import host_status
 from .kernel.swapfile import setup_swap, teardown_swap
 
@@ -63,6 +64,31 @@ def cmd_kernel_teardown(args) -> int:
     return 0
 
 
+def cmd_kernel_probe(args) -> int:
+    measured = probe(args.dir, args.mb, args.reads, args.pages)
+    fitted = fit(measured)
+    if args.json:
+        print(json.dumps({"measured": measured, "fitted": fitted}, indent=2))
+    else:
+        print("\n".join(probe_lines(measured, fitted)))
+    return 0
+
+
+def _positive(what: str, most: int, least: int = 1):
+    def parse(text: str) -> int:
+        import argparse
+
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
+        if not least <= v <= most:
+            raise argparse.ArgumentTypeError(f"expected {least} to {most:,}, got {v}")
+        return v
+    parse.__name__ = what
+    return parse
+
+
 def add_kernel_parser(sub) -> object:
     k = sub.add_parser("kernel", help="the kernel backend: what this machine offers, swap setup and teardown",
                        description="The kernel backend runs configurations as real processes in memory cgroups "
@@ -80,5 +106,20 @@ def add_kernel_parser(sub) -> object:
     su.set_defaults(func=cmd_kernel_setup)
     td = ksub.add_parser("teardown", help="undo what setup did: swapoff and remove its swap file")
     td.set_defaults(func=cmd_kernel_teardown)
+    pr = ksub.add_parser("probe", help="measure the swap device and the fault costs, and fit the simulator's "
+                                       "disk and fault keys to them",
+                         description="Measures 4 KiB random reads and sequential writes (O_DIRECT) on the device "
+                                     "holding DIR, the cost of a first touch and (with active swap) of a swap-in, "
+                                     "and prints the simulator's [system], [disk] and [swap] keys fitted to them "
+                                     "(docs/kernel-backend.md, Calibration). Writes and removes one file in DIR.")
+    pr.add_argument("--dir", metavar="DIR", help="where the probe file goes (default: the swap file's directory, "
+                                                 "else /var/tmp)")
+    pr.add_argument("--mb", type=_positive("--mb", 65536), default=PROBE_MB, help=f"probe file size in MiB (default {PROBE_MB})")
+    pr.add_argument("--reads", type=_positive("--reads", 1_000_000), default=PROBE_READS,
+                    help=f"4 KiB random reads (default {PROBE_READS})")
+    pr.add_argument("--pages", type=_positive("--pages", 1 << 24, 16), default=PROBE_PAGES,
+                    help=f"pages of the fault probe's region (default {PROBE_PAGES})")
+    pr.add_argument("--json", action="store_true", help="print the measurements and the fit as JSON")
+    pr.set_defaults(func=cmd_kernel_probe)
     k.set_defaults(help_parser=k)
     return k

@@ -29,7 +29,13 @@ from .progress import ProgressBar
 from .version import build_info
 
 #: the tables a configuration may have at its top level, in documentation order
-TOP_LEVEL = ("backend", "system", "disk", "token", "load_control", "swap", "gang", "process")
+TOP_LEVEL = ("backend", "system", "disk", "token", "load_control", "swap", "gang", "kernel", "process")
+#: the [kernel] table: how the kernel backend runs a configuration (the simulator ignores it):
+#: key -> (smallest, largest)
+KERNEL_OPTIONS = {
+    "repeats": (1, 100),
+    "oom_retries": (0, 10),
+}
 #: where a configuration runs: the simulator (default) or this machine's kernel (docs/kernel-backend.md)
 BACKENDS = ("simulator", "kernel")
 #: token policies (token-ordered-lru.txt section 5; linux2620 = the swap token of Linux 2.6.20)
@@ -112,9 +118,11 @@ def normalize_config(config: dict, name: str, base_dir: Optional[Path] = None) -
                                f"(expected {', '.join(TOP_LEVEL)})")
     if "system" not in config:
         raise PagelabError(f"{name}: missing table [system] (at least system.frames)")
-    for key in ("system", "disk", "token", "load_control", "swap", "gang"):
+    for key in ("system", "disk", "token", "load_control", "swap", "gang", "kernel"):
         if key in config:
             _check_table(name, key, config[key])
+    if "kernel" in config:
+        kernel_options(config["kernel"], name)
     processes = config.get("process")
     if processes is None:
         raise PagelabError(f"{name}: no [[process]] entries: expected at least one process")
@@ -139,6 +147,34 @@ def normalize_config(config: dict, name: str, base_dir: Optional[Path] = None) -
                 raise PagelabError(f"{name}: process[{i}].trace: no such file: {os.fspath(path)}")
             p["trace"] = os.fspath(path)
         out["processes"].append(p)
+    return out
+
+
+def kernel_options(table: dict, name: str) -> dict:
+    """The [kernel] table checked, with its defaults (docs/kernel-backend.md):
+    ``repeats``, how many times the run is repeated (the kernel is not deterministic:
+    the result has the medians and each number's spread); ``oom_retries``, how many
+    runs the OOM killer may end before the run fails (each one is run again and counted
+    in the result's ``oom_kills``; a small memory cgroup can be OOM-killed while its
+    pages are under swap I/O); ``cpus``, the CPUs the run's processes may use (the
+    simulator's machine has one CPU: ``[0]`` makes the kernel's the same; the stream
+    generators then run on the others)."""
+    out = {"repeats": 1, "oom_retries": 0, "cpus": None}
+    for key, value in table.items():
+        if key not in KERNEL_OPTIONS and key != "cpus":
+            raise PagelabError(f"{name}: kernel.{key}: unknown key (expected {', '.join(KERNEL_OPTIONS)}, cpus)")
+        if key == "cpus":
+            online = os.cpu_count() or 1
+            if (not isinstance(value, list) or not value or len(set(map(repr, value))) != len(value)
+                    or not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c < online for c in value)):
+                raise PagelabError(f"{name}: kernel.cpus: expected a list of distinct CPU numbers from 0 to "
+                                   f"{online - 1}, got {value!r}")
+            out[key] = list(value)
+            continue
+        lo, hi = KERNEL_OPTIONS[key]
+        if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+            raise PagelabError(f"{name}: kernel.{key}: expected a whole number from {lo} to {hi}, got {value!r}")
+        out[key] = value
     return out
 
 
@@ -220,7 +256,8 @@ def engine_json(engine_config: dict, name: str) -> str:
     """The configuration as the engine reads it (JSON), after :func:`check_numbers`."""
     check_numbers(engine_config, name)
     try:
-        return json.dumps(engine_config, allow_nan=False)
+        # [kernel] is the kernel backend's: the simulator has nothing to do with it
+        return json.dumps({k: v for k, v in engine_config.items() if k != "kernel"}, allow_nan=False)
     except (TypeError, ValueError) as err:
         raise PagelabError(f"{name}: cannot be converted to JSON: {err}") from None
 

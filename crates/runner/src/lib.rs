@@ -6,8 +6,11 @@
 //! configured CPU time per reference spent spinning. docs/kernel-backend.md.
 
 pub mod perform;
+pub mod probe_disk;
+pub mod probe_faults;
 pub mod region;
 pub mod self_stats;
 pub mod spin;
+pub mod wire;
 
-pub use perform::{perform, RunReport, RunnerOptions};
+pub use perform::{perform, Records, RunReport, RunnerOptions};

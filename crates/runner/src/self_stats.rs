@@ -15,6 +15,10 @@ pub struct MemoryNumbers {
     pub region_swap_bytes: u64,
     /// rss_bytes - region_rss_bytes: the runner itself (code, heap, stream buffers).
     pub own_rss_bytes: u64,
+    /// Its anonymous part (RssAnon less the region's): heap, stacks, stream buffers,
+    /// which its memory cgroup is charged for; its code and libraries are file pages,
+    /// mostly in the page cache already and charged to whoever read them first.
+    pub own_anon_bytes: u64,
 }
 
 fn kib_field(text: &str, key: &str) -> Option<u64> {
@@ -31,10 +35,12 @@ pub fn memory(region_base: usize, region_len: usize) -> MemoryNumbers {
     let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
     let rss = kib_field(&status, "VmRSS:").unwrap_or(0);
     let hwm = kib_field(&status, "VmHWM:").unwrap_or(0);
+    let anon = kib_field(&status, "RssAnon:").unwrap_or(0);
     let smaps = fs::read_to_string("/proc/self/smaps").unwrap_or_default();
     let region_end = region_base + region_len;
     let mut region_rss = 0;
     let mut region_swap = 0;
+    let mut region_anon = 0;
     let mut inside = false;
     for line in smaps.lines() {
         let first = line.split_whitespace().next().unwrap_or("");
@@ -48,6 +54,8 @@ pub fn memory(region_base: usize, region_len: usize) -> MemoryNumbers {
                 region_rss += v;
             } else if let Some(v) = kib_field(line, "Swap:") {
                 region_swap += v;
+            } else if let Some(v) = kib_field(line, "Anonymous:") {
+                region_anon += v;
             }
         }
     }
@@ -57,6 +65,7 @@ pub fn memory(region_base: usize, region_len: usize) -> MemoryNumbers {
         region_rss_bytes: region_rss,
         region_swap_bytes: region_swap,
         own_rss_bytes: rss.saturating_sub(region_rss),
+        own_anon_bytes: anon.saturating_sub(region_anon),
     }
 }
 

@@ -32,7 +32,7 @@ from .._core import PagelabError
 from ..sweeps.store import Store
 from ..system import read_toml
 from .claims import Claim, parse_claims
-from .schema import AnyTable, Anything, ArrayOf, Field, List_, Number, Str, Table, check_file, describe_schema
+from .schema import AnyTable, Anything, ArrayOf, Bool, Field, List_, Number, Str, Table, check_file, describe_schema
 
 #: the experiment files and modules shipped with the package
 EXPERIMENTS_DIR = Path(__file__).resolve().parent
@@ -44,6 +44,8 @@ EXPERIMENT_TABLE = Table({
     "title": Field(Str(), doc="what the experiment reproduces, e.g. 'Table 2 and figure 11'"),
     "description": Field(Str(nonempty=False), "", "the setup in a few sentences, for the report"),
     "quick_scale": Field(Number(above=0, max=1), 0.5, "problem sizes with --quick, as a fraction of the full ones"),
+    "kernel": Field(Bool(), False, "it runs points on this machine's kernel (root): named on its own, not "
+                                   "part of `reproduce all`"),
 })
 CLAIM_TABLE = Table({
     "id": Field(Str(), doc="a short name, unique in the file"),
@@ -78,7 +80,7 @@ GENERIC = {
 class Point:
     """One engine run an experiment needs: ``key`` names it within the experiment."""
     key: str
-    mode: str          # "replay", "system", "gang", "numa" or "fault-parameters"
+    mode: str          # "replay", "system", "gang", "numa", "fault-parameters" or "kernel"
     config: dict
 
 

@@ -32,6 +32,7 @@ from ..files import atomic_path, output_dir, write_text
 from ..sweeps.executor import Job, exit_if_worker_bootstrapping, execute
 from ..sweeps.spec import point_hash
 from ..sweeps.store import Store
+from ..system import read_toml
 from ..version import build_info
 from .claims import ClaimResult, evaluate, tally
 from .protocol import EXPERIMENTS_DIR, Analysis, Results, Spec, load_spec, spec_variants
@@ -44,6 +45,18 @@ SUMMARY = "summary.json"
 def shipped() -> List[str]:
     """The experiments shipped with the package, by name."""
     return sorted(p.stem for p in EXPERIMENTS_DIR.glob("*.toml"))
+
+
+def simulated() -> List[str]:
+    """The shipped experiments `reproduce all` runs: those that run no point on this
+    machine's kernel (``[experiment] kernel = true`` needs root and is named alone)."""
+    out = []
+    for name in shipped():
+        data = read_toml(EXPERIMENTS_DIR / f"{name}.toml")
+        if not (isinstance(data, dict) and isinstance(data.get("experiment"), dict)
+                and data["experiment"].get("kernel") is True):
+            out.append(name)
+    return out
 
 
 def experiment_path(name: str) -> Path:
@@ -102,7 +115,7 @@ def reproduce(names: List[str], out: Optional[str] = None, quick: bool = False, 
     ``out``/NAME (default results/NAME)."""
     exit_if_worker_bootstrapping()
     say = log or (lambda _line: None)
-    paths = [experiment_path(n) for n in shipped()] if names == [ALL] else [experiment_path(n) for n in names]
+    paths = [experiment_path(n) for n in simulated()] if names == [ALL] else [experiment_path(n) for n in names]
     specs = [load_spec(p, quick) for p in paths]  # every file checked before anything runs
     seen: Dict[str, Path] = {}
     for s in specs:
@@ -113,10 +126,13 @@ def reproduce(names: List[str], out: Optional[str] = None, quick: bool = False, 
     plans, jobs = [], []
     for s in specs:
         d = Path(out) / s.name if (several and out) else Path(out) if out else Path("results") / s.name
-        output_dir(d)
+        # planned first (a plan can fail: a kernel experiment without root), so that a
+        # failed plan leaves no folder behind
         plan, these = _plan(s, d, sensitivity)
         plans.append(plan)
         jobs += these
+    for plan in plans:
+        output_dir(plan.out)
     label = "reproduce " + (ALL if names == [ALL] else ", ".join(s.name for s in specs))
     t0 = time.perf_counter()
     outcome = execute(jobs, workers=workers, scheduler=scheduler, progress=progress, log=say,

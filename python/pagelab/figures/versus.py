@@ -14,13 +14,16 @@ MARKERS = [("o", "black"), ("s", "white"), ("^", "0.5"), ("D", "white"), ("v", "
 
 
 def plot_against_paper(sets: Dict[str, Sequence[Tuple[float, float]]], path, title: str,
-                       xlabel: str = "the paper's value", ylabel: str = "ours", log: bool = False) -> None:
-    """``sets``: label -> [(paper's value, ours), ...]; ``log`` for logarithmic axes."""
-    _save(draw_against_paper(sets, title, xlabel, ylabel, log), path)
+                       xlabel: str = "the paper's value", ylabel: str = "ours", log: bool = False,
+                       diagonal: str = "ours = paper's") -> None:
+    """``sets``: label -> [(paper's value, ours), ...]; ``log`` for logarithmic axes;
+    ``diagonal``: the legend of the line where the two agree."""
+    _save(draw_against_paper(sets, title, xlabel, ylabel, log, diagonal), path)
 
 
 def draw_against_paper(sets: Dict[str, Sequence[Tuple[float, float]]], title: str,
-                       xlabel: str = "the paper's value", ylabel: str = "ours", log: bool = False):
+                       xlabel: str = "the paper's value", ylabel: str = "ours", log: bool = False,
+                       diagonal: str = "ours = paper's"):
     """The figure of :func:`plot_against_paper`, unsaved."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(5.6, 4.6))
@@ -34,10 +37,10 @@ def draw_against_paper(sets: Dict[str, Sequence[Tuple[float, float]]], title: st
                    color="black" if marker == "x" else None, s=34, linewidths=0.8, label=label, zorder=3)
     lo, hi = _limits(values, log)
     if lo is not None:
-        ax.plot([lo, hi], [lo, hi], color="black", linestyle="--", linewidth=0.8, label="ours = paper's", zorder=2)
+        ax.plot([lo, hi], [lo, hi], color="black", linestyle="--", linewidth=0.8, label=diagonal, zorder=2)
         ax.set_xlim(lo, hi)
         ax.set_ylim(lo, hi)
-    if log:
+    if log and lo is not None:
         from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 
         ax.set_xscale("log")

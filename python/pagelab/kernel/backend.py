@@ -25,7 +25,7 @@ from typing import Callable, List, Optional
 
 from .._core import PagelabError
 from ..progress import ProgressBar
-from ..system import SystemResult
+from ..system import SystemResult, kernel_options
 from .cgroups import RunCgroups
 from .host import is_root, memory_hierarchy, swap_devices
 from .procfs import disk_busy_ms, free_bytes, process_sample, referenced_bytes, swap_disks, vmstat
@@ -79,23 +79,32 @@ class KernelProcess:
             self.is_runner = False
         else:
             table = {k: v for k, v in entry.items() if k != "start_ms"}
-            self.argv = [runner, "--process", json.dumps(table), "--page-size", str(system.get("page_size", 4096)),
-                         "--seed", str(system.get("seed", 0)),
-                         "--cpu-ns-per-ref", repr(float(system.get("cpu_ns_per_ref", 20.0))),
-                         "--cpu-ns-per-instruction", repr(float(system.get("cpu_ns_per_instruction", 1.0))),
-                         # its own memory sampled as often as pagelab samples (peak_own_rss_bytes)
-                         "--progress-ms", str(max(int(float(system.get("sample_ms", 1000.0))), 50))]
+            stream = [runner, "--process", json.dumps(table), "--page-size", str(system.get("page_size", 4096)),
+                      "--seed", str(system.get("seed", 0))]
+            # two processes: the stream generated outside the cgroup, its records sent
+            # over a pipe to the one that performs them inside (wire.rs), so that the
+            # cgroup holds the stream's pages and a few KB, not the generator's buffers
+            self.emit_argv = stream + ["--emit"]
+            self.argv = stream + ["--touch",
+                                  "--cpu-ns-per-ref", repr(float(system.get("cpu_ns_per_ref", 20.0))),
+                                  "--cpu-ns-per-instruction", repr(float(system.get("cpu_ns_per_instruction", 1.0))),
+                                  # its own memory sampled as often as pagelab samples (peak_own_rss_bytes)
+                                  "--progress-ms", str(max(int(float(system.get("sample_ms", 1000.0))), 50))]
             self.is_runner = True
-            r = subprocess.run(self.argv + ["--check"], capture_output=True, text=True)
+            r = subprocess.run(stream + ["--check"], capture_output=True, text=True)
             if r.returncode != 0:
                 why = (r.stderr.strip().splitlines() or [f"exit status {r.returncode}"])[0]
                 raise PagelabError(f"{where}: {why.replace('pagelab-runner: error: ', '')}")
 
 
 class _Running:
-    def __init__(self, proc: KernelProcess, popen: subprocess.Popen, t0: float, out: Path, err: Path):
+    def __init__(self, proc: KernelProcess, popen: subprocess.Popen, t0: float, out: Path, err: Path,
+                 emitter: Optional[subprocess.Popen] = None, emit_err: Optional[Path] = None):
         self.proc = proc
         self.popen = popen
+        #: the runner's stream generator (outside the cgroup), feeding popen's stdin
+        self.emitter = emitter
+        self.emit_err = emit_err
         self.start = time.monotonic() - t0
         self.end: Optional[float] = None
         self.status: Optional[int] = None
@@ -106,6 +115,10 @@ class _Running:
         self.peak_rss = 0
         self.report: Optional[dict] = None
         self.series = {"t_s": [], "mad": [], "rss": [], "nap": [], "npf": [], "swap": []}
+
+
+class OomKilled(PagelabError):
+    """A process of the run was killed by the OOM killer: not a result."""
 
 
 def _sigterm_as_interrupt(signum, frame):
@@ -128,27 +141,52 @@ def _tail(path: Path) -> str:
 
 
 def _run_group(procs: List[KernelProcess], limit_bytes: Optional[int], sample_s: float, page_size: int,
-               config_name: str, progress: Optional[Callable] = None) -> dict:
+               config_name: str, progress: Optional[Callable] = None, cpus: Optional[List[int]] = None) -> dict:
     """Runs ``procs`` together in a fresh cgroup tree limited to ``limit_bytes`` (None:
     unlimited) until all have ended; returns the raw measurements."""
     with tempfile.TemporaryDirectory(prefix="pagelab-kernel-") as tmp, \
             RunCgroups(limit_bytes, [p.name for p in procs]) as cg:
         running: List[_Running] = []
         try:
-            return _supervise(procs, running, cg, Path(tmp), limit_bytes, sample_s, page_size, config_name, progress)
+            return _supervise(procs, running, cg, Path(tmp), limit_bytes, sample_s, page_size, config_name, progress,
+                              cpus)
         finally:
             # whatever happened: no process of ours outlives the run, none is left a zombie
             for r in running:
                 if r.end is None:
-                    try:
-                        os.kill(r.popen.pid, signal.SIGKILL)
-                        os.waitpid(r.popen.pid, 0)
-                    except (ProcessLookupError, ChildProcessError):
-                        pass
+                    _kill(r.popen)
                     r.end = -1.0
+                if r.emitter is not None and r.emitter.returncode is None:
+                    _kill(r.emitter)
 
 
-def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config_name, progress) -> dict:
+def _kill(popen: subprocess.Popen) -> None:
+    try:
+        os.kill(popen.pid, signal.SIGKILL)
+        _, status = os.waitpid(popen.pid, 0)
+        popen.returncode = status
+    except (ProcessLookupError, ChildProcessError):
+        pass
+
+
+def _emitter_done(r: "_Running", config_name: str) -> None:
+    """After the performer ended well: its stream's generator must have ended well too
+    (one that failed midway would have ended the records early)."""
+    if r.emitter is None:
+        return
+    try:
+        status = r.emitter.wait(timeout=10.0)
+    except subprocess.TimeoutExpired:
+        _kill(r.emitter)
+        raise PagelabError(f"{config_name}: process '{r.proc.name}': its stream generator did not end after "
+                           "the records did; every other process was ended and the cgroups removed") from None
+    if status != 0:
+        why = _tail(r.emit_err)
+        raise PagelabError(f"{config_name}: process '{r.proc.name}': its stream generator exited with status "
+                           f"{status}{': ' + why if why else ''}; every other process was ended and the cgroups removed")
+
+
+def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config_name, progress, cpus) -> dict:
     """The loop of a run: starts each process at its start_ms, reaps the ended ones (a
     bad end raises at once), samples every ``sample_s``."""
     pending = sorted(procs, key=lambda p: p.start_s)
@@ -161,12 +199,12 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
                      "cgroup_bytes": [], "cgroup_swap_bytes": []}
     next_sample = sample_s
     peak_usage = 0
-    ncpu = os.cpu_count() or 1
+    ncpu = len(cpus) if cpus else os.cpu_count() or 1
     while pending or any(r.end is None for r in running):
         now = time.monotonic() - t0
         while pending and pending[0].start_s <= now:
             p = pending.pop(0)
-            _start(p, cg.procs_file(p.name), tmp, t0, running)
+            _start(p, cg.procs_file(p.name), tmp, t0, running, cpus)
         for r in running:
             if r.end is None:
                 pid, status, rusage = os.wait4(r.popen.pid, os.WNOHANG)
@@ -176,6 +214,7 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
                     r.report = _runner_report(r)
                     if status != 0:
                         _fail(r, cg, limit_bytes, config_name)
+                    _emitter_done(r, config_name)
         peak_usage = max(peak_usage, cg.usage_bytes())
         if now >= next_sample:
             cpu_delta = 0
@@ -205,11 +244,12 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
             "disk_busy_ns": (disk_busy_ms(disks) - busy0) * 1_000_000 if disks else None,
             "swap_ins": vm1.get("pswpin", 0) - vm0.get("pswpin", 0),
             "swap_outs": vm1.get("pswpout", 0) - vm0.get("pswpout", 0),
-            "peak_bytes": max(peak or 0, peak_usage), "cgroup_version": cg.version,
+            "peak_bytes": max(peak or 0, peak_usage), "cgroup_version": cg.version, "cpus": ncpu,
             "cgroup": str(cg.path), "stale_removed": cg.removed_stale, "pressure": cg.pressure()}
 
 
-def _start(p: KernelProcess, procs_file: str, tmp: Path, t0: float, running: List[_Running]) -> None:
+def _start(p: KernelProcess, procs_file: str, tmp: Path, t0: float, running: List[_Running],
+           cpus: Optional[List[int]] = None) -> None:
     """Starts ``p`` in its cgroup and appends it to ``running``. SIGINT and SIGTERM are
     held off from the fork until the process is in ``running``, so an interruption can
     never leave a started process that the clean-up does not know of."""
@@ -223,21 +263,51 @@ def _start(p: KernelProcess, procs_file: str, tmp: Path, t0: float, running: Lis
         # (and at once if it already died), then take signals again
         with open(procs_file, "w") as f:
             f.write(str(os.getpid()))
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+
+    def die_with_pagelab():
+        # the generator stays in pagelab's own cgroup: its buffers are not the run's; with
+        # kernel.cpus it runs on the other CPUs, so as not to take the run's
+        if cpus:
+            others = set(range(os.cpu_count() or 1)) - set(cpus)
+            if others:
+                os.sched_setaffinity(0, others)
         _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != parent:
             os._exit(1)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
 
     old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    emitter, emit_err, pipe = None, None, None
     try:
+        if p.is_runner:
+            # the stream's generator first, writing its records into a pipe
+            pipe = os.pipe()
+            emit_err = tmp / f"{p.index}.emit.err"
+            with open(emit_err, "wb") as fe:
+                try:
+                    emitter = subprocess.Popen(p.emit_argv, stdin=subprocess.DEVNULL, stdout=pipe[1], stderr=fe,
+                                               preexec_fn=die_with_pagelab, start_new_session=True)
+                except (OSError, subprocess.SubprocessError) as err_:
+                    raise PagelabError(f"process '{p.name}': cannot start {p.emit_argv[0]}: {err_}") from None
+            os.close(pipe[1])
         with open(out, "wb") as fo, open(err, "wb") as fe:
             try:
-                popen = subprocess.Popen(p.argv, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
+                popen = subprocess.Popen(p.argv, stdin=pipe[0] if pipe else subprocess.DEVNULL, stdout=fo, stderr=fe,
                                          preexec_fn=enter_cgroup, start_new_session=True)
             except (OSError, subprocess.SubprocessError) as err_:
+                if emitter is not None:
+                    _kill(emitter)
                 raise PagelabError(f"process '{p.name}': cannot start {p.argv[0]}: {err_}") from None
-        running.append(_Running(p, popen, t0, out, err))
+        running.append(_Running(p, popen, t0, out, err, emitter, emit_err))
     finally:
+        if pipe is not None:
+            os.close(pipe[0])
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
@@ -267,7 +337,7 @@ def _fail(r: _Running, cg: RunCgroups, limit_bytes: Optional[int], config_name: 
     if os.WIFSIGNALED(r.status) and os.WTERMSIG(r.status) == signal.SIGKILL and cg.oom_kills(cg.children[name]) > 0:
         swap = sum(d["size_bytes"] for d in swap_devices())
         limit = f"{limit_bytes / 2**20:.1f} MiB" if limit_bytes else "no limit"
-        raise PagelabError(f"{config_name}: process '{name}' was killed by the OOM killer (memory limit {limit}, "
+        raise OomKilled(f"{config_name}: process '{name}' was killed by the OOM killer (memory limit {limit}, "
                            f"swap {swap / 2**20:.0f} MiB): not a result; every other process was ended and "
                            "the cgroups removed")
     why = _tail(r.err)
@@ -287,13 +357,17 @@ def _runner_report(r: _Running) -> Optional[dict]:
 def run_kernel(engine_config: dict, name: str, progress: Optional[Callable] = None, dedicated: bool = True):
     """Runs a normalised configuration (system.load_config's structure) on this kernel:
     a :class:`pagelab.system.SystemResult` with ``raw["backend"] == "kernel"``.
-    ``dedicated=False`` skips the runs alone (slowdown then is None)."""
+    ``dedicated=False`` skips the runs alone (slowdown then is None). With the
+    ``[kernel]`` table's ``repeats`` > 1
+    the whole run is repeated: per-process numbers are the medians and ``spread`` holds
+    each one's smallest and largest (the kernel is not deterministic)."""
     if not is_root():
         raise PagelabError("the kernel backend needs root (it creates memory cgroups and reads other "
                            "processes' /proc files): run as root, or use the simulator (the default backend)")
     for key in ("gang", "numa"):
         if key in engine_config:
             raise PagelabError(f"{name}: [{key}]: the kernel backend runs [system] + [[process]] configurations only")
+    options = kernel_options(engine_config.get("kernel", {}), name)
     system = engine_config.get("system", {})
     page_size = int(system.get("page_size", 4096))
     if page_size % os.sysconf("SC_PAGE_SIZE"):
@@ -305,6 +379,8 @@ def run_kernel(engine_config: dict, name: str, progress: Optional[Callable] = No
     sample_s = max(float(system.get("sample_ms", 1000.0)) / 1000.0, MIN_SAMPLE_S)
     entries = engine_config["processes"]
     runner = find_runner() if any("command" not in e for e in entries) else None
+    if runner is not None:
+        _read_through(runner)
     procs = [KernelProcess(i, e, system, runner, name) for i, e in enumerate(entries)]
     names = [p.name for p in procs]
     if len(set(names)) != len(names):
@@ -312,22 +388,86 @@ def run_kernel(engine_config: dict, name: str, progress: Optional[Callable] = No
         raise PagelabError(f"{name}: process names must be unique: '{dup}' appears twice")
     limit = frames * page_size
     old = signal.signal(signal.SIGTERM, _sigterm_as_interrupt) if _main_thread() else None
+    runs = []
+    oom_kills = 0
     try:
-        shared = _run_group(procs, limit, sample_s, page_size, name, progress)
-        alone = {}
-        if dedicated:
-            for p in procs:
-                solo = KernelProcess.__new__(KernelProcess)
-                solo.__dict__.update(p.__dict__)
-                solo.start_s = 0.0
-                g = _run_group([solo], None, sample_s, page_size, name, progress)
-                r = g["running"][0]
-                alone[p.name] = r.end - r.start
+        while len(runs) < options["repeats"]:
+            try:
+                shared = _run_group(procs, limit, sample_s, page_size, name, progress, options["cpus"])
+            except OomKilled:
+                oom_kills += 1
+                if oom_kills > options["oom_retries"]:
+                    raise
+                continue
+            alone = {}
+            if dedicated:
+                for p in procs:
+                    solo = KernelProcess.__new__(KernelProcess)
+                    solo.__dict__.update(p.__dict__)
+                    solo.start_s = 0.0
+                    g = _run_group([solo], None, sample_s, page_size, name, progress, options["cpus"])
+                    r = g["running"][0]
+                    alone[p.name] = r.end - r.start
+            runs.append(_result(shared, alone, procs, limit, frames, page_size, name))
     finally:
         if old is not None:
             signal.signal(signal.SIGTERM, old)
-    return SystemResult(_result(shared, alone, procs, limit, frames, page_size, name), config=engine_config,
-                        name=name)
+    raw = runs[0] if len(runs) == 1 else _combine(runs)
+    raw["kernel_options"] = options
+    raw["oom_kills"] = oom_kills
+    return SystemResult(raw, config=engine_config, name=name)
+
+
+#: per-process numbers whose median (and spread) a repeated run reports
+_REPEATED = ("runtime_ns", "dedicated_ns", "slowdown", "major_faults", "minor_faults", "page_ins", "cpu_ns",
+             "peak_rss_bytes", "peak_swap_bytes", "runner_own_rss_bytes")
+
+
+def _median(values: list):
+    v = sorted(values)
+    n = len(v)
+    if n == 0:
+        return None
+    m = v[(n - 1) // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+    return int(m) if all(isinstance(x, int) for x in v) and float(m).is_integer() else m
+
+
+def _combine(runs: List[dict]) -> dict:
+    """Repeated runs as one result: the repetition with the median end time for its
+    series and system numbers, each process's numbers the medians over the
+    repetitions, their smallest and largest in ``spread``, each repetition's own in
+    ``repetitions``."""
+    order = sorted(range(len(runs)), key=lambda i: runs[i]["end_ns"])
+    out = json.loads(json.dumps(runs[order[(len(runs) - 1) // 2]]))
+    for i, row in enumerate(out["processes"]):
+        spread = {}
+        for key in _REPEATED:
+            values = [r["processes"][i][key] for r in runs if r["processes"][i].get(key) is not None]
+            if values:
+                row[key] = _median(values)
+                spread[key] = [min(values), max(values)]
+        row["spread"] = spread
+    for key in ("pages_read", "pages_written", "end_ns"):
+        values = [r[key] for r in runs if r.get(key) is not None]
+        out[key] = _median(values) if values else None
+        out.setdefault("spread", {})[key] = [min(values), max(values)] if values else None
+    out["repetitions"] = [{"end_ns": r["end_ns"], "limit_bytes": r["limit_bytes"],
+                           "pages_read": r["pages_read"], "pages_written": r["pages_written"],
+                           "processes": [{k: p.get(k) for k in ("name",) + _REPEATED} for p in r["processes"]]}
+                          for r in runs]
+    return out
+
+
+def _read_through(path: str) -> None:
+    """Reads the runner's binary once here, so that its pages are in the page cache,
+    charged to pagelab's own cgroup, before a run's process maps them: otherwise the
+    first run after a new build would be charged for them (megabytes of its limit)."""
+    try:
+        with open(path, "rb") as f:
+            while f.read(1 << 20):
+                pass
+    except OSError:
+        pass  # starting it will say what is wrong
 
 
 def _main_thread() -> bool:
@@ -372,7 +512,7 @@ def _result(shared: dict, alone: dict, procs, limit: int, frames: int, page_size
         "backend": "kernel", "kernel": platform.release(), "cgroup_version": shared["cgroup_version"],
         "frames": frames, "page_size": page_size, "limit_bytes": limit, "peak_bytes": shared["peak_bytes"],
         "swap_bytes": sum(d["size_bytes"] for d in swap_devices()),
-        "end_ns": end_ns, "cpu_busy_ns": cpu_busy / (os.cpu_count() or 1), "cpus": os.cpu_count(),
+        "end_ns": end_ns, "cpu_busy_ns": cpu_busy / shared["cpus"], "cpus": shared["cpus"],
         # the swap devices' busy time (/proc/diskstats io_ticks): all I/O on them, not only swap
         "disk_busy_ns": shared["disk_busy_ns"], "swap_disks": shared["swap_disks"],
         "disk_reads": None, "disk_writes": None,

@@ -236,12 +236,21 @@ def execute(jobs: List[Job], workers: Optional[int] = None, scheduler: Optional[
     if bad:
         print(f"pagelab: warning: {bad} unreadable result files deleted; their points run again", file=sys.stderr)
     t0 = time.perf_counter()
+    # kernel points measure this machine: here, one at a time, after every simulated
+    # point, so that nothing else loads the machine while they run
+    kernel = [j for j in todo if j.mode == "kernel"]
+    todo = [j for j in todo if j.mode != "kernel"]
     if todo:
         with SweepBar(len(todo), enabled=progress, description=label) as bar:
             if workers == 0:
                 _run_inline(todo, points_per_task, bar, outcome)
             else:
                 _run_dask(todo, scheduler, workers, points_per_task, bar, outcome)
+    if kernel:
+        say(f"{label}: {len(kernel)} kernel points, one at a time on this machine")
+        with SweepBar(len(kernel), enabled=progress, description=f"{label} (kernel)") as bar:
+            for job in kernel:
+                _record(_run_and_store(Store(job.root), job), outcome, bar)
     outcome.seconds = time.perf_counter() - t0
     return outcome
 

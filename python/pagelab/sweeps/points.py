@@ -11,6 +11,7 @@ from ..api import replay
 from ..fault_analysis import fault_parameters
 from ..fault_stats import summary
 from ..numa import run_numa
+from ..kernel.backend import run_kernel
 from ..timed import run_engine
 from .spec import _replay_source, canonical_json
 
@@ -20,8 +21,8 @@ REPLAY_COLUMNS = ["source", "policy", "frames", "references", "records", "faults
                   "fault_ratio", "dirty_evictions", "distinct_pages", "mean_resident"]
 
 
-#: the ways a point runs
-MODES = ("replay", "system", "gang", "numa", "fault-parameters")
+#: the ways a point runs ("kernel": a system configuration on this machine's kernel, root)
+MODES = ("replay", "system", "gang", "numa", "fault-parameters", "kernel")
 
 
 def run_point(mode: str, config: dict, name: str = "config", full: bool = False) -> Tuple[List[dict], Any]:
@@ -40,9 +41,9 @@ def run_point(mode: str, config: dict, name: str = "config", full: bool = False)
         df = fault_parameters(_replay_source(config), policy=config["policy"], frames=config["frames"],
                               seed=config.get("seed", 0))
         return [summary(df)], (df if full else None)
-    if mode not in ("system", "gang"):
+    if mode not in ("system", "gang", "kernel"):
         raise PagelabError(f"{name}: unknown point mode '{mode}' (expected {', '.join(MODES)})")
-    result = run_engine(config, name)
+    result = run_kernel(config, name) if mode == "kernel" else run_engine(config, name)
     raw = result.raw
     if mode == "gang":
         jobs = result.jobs.to_dict("records")
@@ -56,7 +57,8 @@ def run_point(mode: str, config: dict, name: str = "config", full: bool = False)
               "pages_written": raw["pages_written"]}
     rows = []
     for p in raw["processes"]:
-        rows.append({"process": p["name"], "runtime_s": p["runtime_ns"] / 1e9, "dedicated_s": p["dedicated_ns"] / 1e9,
+        dedicated = p["dedicated_ns"] / 1e9 if p["dedicated_ns"] is not None else None
+        rows.append({"process": p["name"], "runtime_s": p["runtime_ns"] / 1e9, "dedicated_s": dedicated,
                      "slowdown": p["slowdown"], "major_faults": p["major_faults"], "minor_faults": p["minor_faults"],
                      "page_ins": p["page_ins"], "page_outs": p["page_outs"], "references": p["references"],
                      "records": p["records"], "token_grabs": p["token_grabs"],
