@@ -93,6 +93,8 @@ def test_pagelab_run_writes_a_gang_report(tmp_path):
     (("nodes = 2", "nodes = 0"), "gang.nodes: expected 1 to 1024 nodes, got 0"),
     (('mechanisms = ["so"]', 'mechanisms = ["so", "xx"]'), "gang.mechanisms"),
     (("superstep_refs = 4000\n\n", "superstep_refs = 0\n\n"), "process[0].superstep_refs: expected at least 1"),
+    (('partition = "copies"', 'partition = "split_next"'),
+     "gang.partition: unknown variant `split_next`, expected one of `split`, `split_neighbours`, `copies`"),
     (("frames = 700", "frames = 700\n[gang2]"), "unknown top-level key 'gang2'"),
 ])
 def test_gang_config_errors_are_one_line(tmp_path, edit, expected):

@@ -56,8 +56,10 @@ class GangResult:
 
     @property
     def jobs(self):
-        """One row per job: completion (s), its dedicated time on one node, and its major
-        faults, pages read and pages written summed over the nodes."""
+        """One row per job: completion (s), its dedicated time (the job alone with all
+        the memory it wants: split over several nodes, its own parallel run; otherwise
+        the serial run), and its major faults, pages read and pages written summed over
+        the nodes."""
         import pandas as pd
 
         rows = []

@@ -491,6 +491,7 @@ fn run_gang(py: Python<'_>, config_json: &str, progress: Option<PyObject>) -> Py
         gs.set_item("bg_pages", st.bg_pages)?;
         gs.set_item("exchanged_pages", st.exchanged_pages)?;
         gs.set_item("ghost_pages", st.ghost_pages)?;
+        gs.set_item("footprint_pages", st.footprint_pages)?;
         nd.set_item("gang", gs)?;
         nodes.append(nd)?;
     }

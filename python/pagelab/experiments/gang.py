@@ -262,35 +262,30 @@ def parallel_runs(spec: Spec) -> List[tuple]:
 @functools.lru_cache(maxsize=256)
 def _node_footprint(key: str) -> int:
     cfg = json.loads(key)
-    pages = cfg.pop("pages")
     result = run_engine(normalize_config(cfg, "node footprint", Path(".")), "node footprint")
-    cfg["pages"] = pages
-    nodes, pages = len(result.raw["nodes"]), int(cfg["pages"])
-    # node k owns the k-th equal share of the pages (in first-touch order) and holds
-    # copies of ghost_pages pages of the others (partition.rs)
-    own = [round(pages * (k + 1) / nodes) - round(pages * k / nodes) for k in range(nodes)]
-    return max(o + int(n["gang"]["ghost_pages"]) for o, n in zip(own, result.raw["nodes"]))
+    # each node's part of the job's pages and its copies of others' (partition.rs)
+    return max(int(n["gang"]["footprint_pages"]) for n in result.raw["nodes"])
 
 
 def node_footprint(base: dict, process: dict, pages: int, nodes: int, superstep: int) -> int:
-    """The largest footprint of one node of a job split over ``nodes`` nodes (its share
+    """The largest footprint of one node of a job split over ``nodes`` nodes (its part
     of the pages and the pages of others it holds copies of, as the engine splits them
-    with gang.partition = "split"): from a run with memory for everything. With
-    ``partition = "copies"`` the serial footprint."""
+    with gang.partition = "split" or "split_neighbours"): from a run with memory for
+    everything. With ``partition = "copies"`` the serial footprint."""
     g = base.get("gang", {})
-    if nodes == 1 or g.get("partition", "split") == "copies":
+    partition = g.get("partition", "split")
+    if nodes == 1 or partition == "copies":
         return pages
-    # which pages a node holds depends on the stream, the page size and the barriers, not
-    # on time, reclaim or the mechanisms (there is memory for everything): the run keeps
-    # only those, so that the variants that change anything else share one footprint run
-    # (each is a whole simulation, run before the points)
+    # which pages a node holds depends on the stream, the page size, the split and the
+    # barriers, not on time, reclaim or the mechanisms (there is memory for everything):
+    # the run keeps only those, so that the variants that change anything else share one
+    # footprint run (each is a whole simulation, run before the points)
     system = base.get("system", {})
     kept = {"system": {k: system[k] for k in ("page_size", "seed") if k in system},
-            "gang": {"partition": "split"}}
+            "gang": {"partition": partition}}
     cfg = gang_config(kept, dict(process, cpu_ns_per_ref=1.0), 2 * pages + 1024, nodes, None, superstep)
     cfg["process"] = cfg["process"][:1]
     cfg["system"]["sample_ms"] = 1e6
-    cfg["pages"] = pages
     return _node_footprint(json.dumps(cfg, sort_keys=True))
 
 

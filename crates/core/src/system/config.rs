@@ -94,12 +94,15 @@ pub struct GangConfig {
     pub ai_reads: AiReads,
     /// How a parallel job's data is spread over the nodes (section 4.2). `split` (the
     /// paper's parallel runs, strong scaling): every node runs the job's serial
-    /// reference stream filtered to its share of the pages plus the pages it exchanges
-    /// ([`super::partition`]); `copies`: every node runs a whole serial instance with its
-    /// own seed (pagelab before issue 16).
+    /// reference stream filtered to the references its share of the pages makes it do,
+    /// owner computes with the shared pages replicated ([`super::partition`]);
+    /// `split_neighbours`: the same stream filtered by issue 16's rule (a node also does
+    /// the references next to its own); `copies`: every node runs a whole serial
+    /// instance with its own seed (pagelab before issue 16).
     pub partition: PartitionKind,
-    /// Share of each node in a job's data with `partition = "split"` (one positive number
-    /// per node, normalised); empty: equal shares.
+    /// Share of each node in a job's data with `partition = "split"` or
+    /// `"split_neighbours"` (one positive number per node, normalised); empty: equal
+    /// shares.
     pub node_shares: Vec<f64>,
     /// Frames of each node (one per node, before `locked_mb`); empty: `system.frames`
     /// on every node.
@@ -122,11 +125,26 @@ pub enum AiReads {
 
 /// How a parallel job's data is spread over the nodes (see [`GangConfig::partition`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum PartitionKind {
+    /// Split, owner computes with shared pages replicated ([`super::partition::SplitRule::Owner`]).
     #[default]
     Split,
+    /// Split, each node also keeping the records next to its own
+    /// ([`super::partition::SplitRule::Neighbours`], the rule of issue 16).
+    SplitNeighbours,
     Copies,
+}
+
+impl PartitionKind {
+    /// The rule that splits the serial stream; None: copies.
+    pub fn split_rule(self) -> Option<super::partition::SplitRule> {
+        match self {
+            PartitionKind::Split => Some(super::partition::SplitRule::Owner),
+            PartitionKind::SplitNeighbours => Some(super::partition::SplitRule::Neighbours),
+            PartitionKind::Copies => None,
+        }
+    }
 }
 
 impl Default for GangConfig {
@@ -879,7 +897,7 @@ impl SystemConfig {
                 return Err(Error::invalid("gang.node_shares", format!("expected positive shares, got {x}")));
             }
             if g.partition == PartitionKind::Copies {
-                return Err(Error::invalid("gang.node_shares", "shares of the data need partition = \"split\""));
+                return Err(Error::invalid("gang.node_shares", "shares of the data need partition = \"split\" or \"split_neighbours\""));
             }
         }
         for k in 0..g.nodes as usize {

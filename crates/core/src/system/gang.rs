@@ -14,9 +14,14 @@
 //! quanta start at the same times everywhere, and a job ends on every node at once, at
 //! the release of its last barrier.
 
-use super::config::{GangConfig, GangMode, Mechanism, PartitionKind, SystemConfig};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::config::{GangConfig, GangMode, Mechanism, SystemConfig};
 use super::events::Event;
 use super::machine::{Machine, Step};
+use super::partition::{HotPages, PartitionPlan};
 use super::process::RunState;
 use super::results::SystemResult;
 use crate::trace::Progress;
@@ -41,6 +46,9 @@ pub struct GangStats {
     /// barriers, and the distinct pages of other nodes it holds copies of (every job's).
     pub exchanged_pages: u64,
     pub ghost_pages: u64,
+    /// Distinct pages this node's processes touched, every job's (with one job: the
+    /// node's footprint, its part of the job's pages and its copies).
+    pub footprint_pages: u64,
 }
 
 /// A job switch on a node.
@@ -276,7 +284,10 @@ pub struct JobResult {
     pub name: String,
     /// When its last process finished.
     pub end_ns: u64,
-    /// Its process on node 0 alone with all the memory it wants.
+    /// The job alone on its nodes with all the memory it wants, for its slowdown: with
+    /// its data split over several nodes, its processes on every node with the same
+    /// barriers and exchange (the job's own parallel run); on one node, or with copies
+    /// of the serial run on every node, its node-0 process alone (the serial run).
     pub dedicated_ns: u64,
 }
 
@@ -298,7 +309,8 @@ struct Barrier {
     latest: u64,
 }
 
-/// Runs a gang configuration: every node until every job has finished.
+/// Runs a gang configuration: every node until every job has finished, and each job
+/// alone for its dedicated time.
 pub fn run_gang(cfg: &SystemConfig, progress: Progress) -> Result<GangResult> {
     cfg.validate()?;
     let g = cfg.gang.clone().ok_or_else(|| Error::invalid("gang", "expected a [gang] section"))?;
@@ -306,10 +318,11 @@ pub fn run_gang(cfg: &SystemConfig, progress: Progress) -> Result<GangResult> {
         return Err(Error::invalid(format!("processes[{i}].start_ms"), "jobs of a gang run start together: expected 0"));
     }
     let nodes = g.nodes as usize;
-    // each job alone (its node-0 process, no barriers): its dedicated time and its
-    // pages, which size every node's swap area
+    // each job's serial run alone (its node-0 process, no barriers): its time and its
+    // pages, which size every node's swap area and the split's shares
     let dedicated = super::dedicated_runs(cfg)?;
-    let total_pages: u64 = dedicated.iter().map(|d| d.1).sum();
+    let pages: Vec<u64> = dedicated.iter().map(|d| d.1).collect();
+    let total_pages: u64 = pages.iter().sum();
     // node k's processes have their own seeds: slack for a footprint that differs
     let swap_slots = super::swap_slots(cfg, total_pages, total_pages / 2)?;
     if swap_slots.saturating_mul(nodes as u64) > super::config::MAX_SWAP_SLOTS {
@@ -322,24 +335,94 @@ pub fn run_gang(cfg: &SystemConfig, progress: Progress) -> Result<GangResult> {
             ),
         ));
     }
+    let hot = super::shared_pages(cfg)?;
+    let alone = dedicated_times(cfg, &g, &dedicated, &hot)?;
+    let mut result = simulate(cfg, &g, &pages, &hot, None, swap_slots, progress)?;
+    for (i, job) in result.jobs.iter_mut().enumerate() {
+        job.dedicated_ns = alone[i];
+        // each process of the job against the job alone (they end together)
+        for node in &mut result.nodes {
+            node.processes[i].dedicated_ns = alone[i];
+        }
+    }
+    Ok(result)
+}
+
+/// Each job's dedicated time (see [`JobResult::dedicated_ns`]): with split data over
+/// several nodes, the job alone on its nodes ([`job_alone_ns`]); otherwise the serial
+/// run's.
+fn dedicated_times(cfg: &SystemConfig, g: &GangConfig, serial: &[(u64, u64)], hot: &[Option<Arc<HotPages>>]) -> Result<Vec<u64>> {
+    if g.nodes <= 1 || g.partition.split_rule().is_none() {
+        return Ok(serial.iter().map(|d| d.0).collect());
+    }
+    (0..cfg.processes.len()).into_par_iter().map(|i| job_alone_ns(cfg, i, serial[i].1, hot[i].clone())).collect()
+}
+
+/// Job `i` alone on the cluster: a gang run of it only, no mechanisms, no locked memory,
+/// frames for everything, the same split, barriers and exchange (`pages`, `hot`: its
+/// serial run's distinct pages and its shared pages). Kept like the serial runs (see
+/// [`super::dedicated_runs`]): the same job gives the same time whatever the memory and
+/// the mechanisms of the run that asks.
+pub(super) fn job_alone_ns(cfg: &SystemConfig, i: usize, pages: u64, hot: Option<Arc<HotPages>>) -> Result<u64> {
+    let alone = split_alone_config(cfg, i);
+    let key = cfg.processes[i].workload.as_ref().map(|_| {
+        let mut keyed = alone.clone();
+        keyed.system.frames = 0;
+        keyed.system.watermarks = None;
+        format!("gang alone {keyed:?}")
+    });
+    if let Some(hit) = key.as_deref().and_then(super::remembered) {
+        return Ok(hit.0);
+    }
+    let g = alone.gang.clone().expect("a gang run");
+    let r = simulate(&alone, &g, &[pages], &[hot], Some(super::UNLIMITED_FRAMES), 1, &mut |_| true)
+        .map_err(|e| Error::invalid(format!("processes[{i}]"), e.to_string()))?;
+    let ns = r.jobs[0].end_ns;
+    if let Some(key) = key {
+        super::remember(key, (ns, pages));
+    }
+    Ok(ns)
+}
+
+/// The configuration of [`job_alone_ns`]'s run: job `i`'s serial run alone
+/// ([`super::alone_config`]) on the same nodes, with the same split, barriers and
+/// exchange, without mechanisms, locked memory or per-node frames.
+fn split_alone_config(cfg: &SystemConfig, i: usize) -> SystemConfig {
+    let mut alone = super::alone_config(cfg, i);
+    let mut ga = cfg.gang.clone().unwrap_or_default();
+    ga.mode = GangMode::Batch;
+    ga.mechanisms.clear();
+    ga.locked_mb = 0.0;
+    ga.node_frames.clear();
+    alone.gang = Some(ga);
+    alone
+}
+
+/// Runs the nodes of a gang configuration until every job has finished; the jobs'
+/// `dedicated_ns` are left 0. `pages`: each job's serial distinct pages; `hot`: its
+/// shared pages (split owner rule); `frames`: every node's frames (None: as
+/// configured).
+fn simulate(cfg: &SystemConfig, g: &GangConfig, pages: &[u64], hot: &[Option<Arc<HotPages>>], frames: Option<u64>, swap_slots: u64, progress: Progress) -> Result<GangResult> {
+    let nodes = g.nodes as usize;
     let barriers: Vec<Option<u64>> = cfg.processes.iter().map(|p| p.superstep_refs).collect();
     let shares: Vec<f64> = if g.node_shares.is_empty() { vec![1.0; nodes] } else { g.node_shares.clone() };
+    let rule = g.partition.split_rule();
     let mut machines = Vec::with_capacity(nodes);
     for k in 0..nodes {
         let mut node_cfg = cfg.clone();
-        if g.partition == PartitionKind::Copies {
-            for p in &mut node_cfg.processes {
-                // each node works on a copy of the problem: its own seed
-                p.seed = Some(p.seed.unwrap_or(cfg.system.seed).wrapping_add(k as u64));
-            }
+        for p in &mut node_cfg.processes {
+            let seed = p.seed.unwrap_or(cfg.system.seed);
+            // split: every node runs the job's serial stream (the seed of the serial
+            // run); copies: each node works on a copy of the problem, its own seed
+            p.seed = Some(if rule.is_some() { seed } else { seed.wrapping_add(k as u64) });
         }
         node_cfg.system.seed = cfg.system.seed.wrapping_add(k as u64);
-        let frames = g.usable_frames(g.node_frames(k, cfg.system.frames), cfg.system.page_size);
+        let frames = frames.unwrap_or_else(|| g.usable_frames(g.node_frames(k, cfg.system.frames), cfg.system.page_size));
         let mut m = Machine::new(&node_cfg, frames, swap_slots, None)?;
-        if g.partition == PartitionKind::Split {
-            // every node runs the job's serial stream filtered to its share (partition.rs)
+        if let Some(rule) = rule {
+            // every node runs the job's serial stream filtered to its part (partition.rs)
             for (i, p) in m.procs.iter_mut().enumerate() {
-                p.partition = Some((k, shares.clone(), dedicated[i].1));
+                p.partition = Some(PartitionPlan { node: k, shares: shares.clone(), total_pages: pages[i], rule, hot: hot[i].clone() });
             }
         }
         let node = GangNode::new(g.clone(), cfg.processes.len());
@@ -402,7 +485,9 @@ pub fn run_gang(cfg: &SystemConfig, progress: Progress) -> Result<GangResult> {
             switches = node.switch_log;
         }
         let mut quiet = |_: u64| true;
-        results.push(m.end(&mut quiet)?);
+        let r = m.end(&mut quiet)?;
+        stats[k].footprint_pages = r.processes.iter().map(|p| p.counters.distinct_pages).sum();
+        results.push(r);
     }
     let jobs = cfg
         .processes
@@ -411,7 +496,7 @@ pub fn run_gang(cfg: &SystemConfig, progress: Progress) -> Result<GangResult> {
         .map(|(i, p)| JobResult {
             name: p.name.clone(),
             end_ns: results.iter().map(|r| r.processes[i].end_ns).max().unwrap_or(0),
-            dedicated_ns: dedicated[i].0,
+            dedicated_ns: 0,
         })
         .collect::<Vec<_>>();
     let end_ns = jobs.iter().map(|j| j.end_ns).max().unwrap_or(0);

@@ -246,19 +246,18 @@ fn footprints(r: &GangResult, job: usize) -> Vec<u64> {
     r.nodes.iter().map(|n| n.processes[job].counters.distinct_pages).collect()
 }
 
-/// Section 4.2's parallel runs split one problem: each node holds its share of the pages
-/// plus the copies of the few pages next to its share (a scan's boundary), and does its
-/// share of the references.
+/// Section 4.2's parallel runs split one problem: owner computes, each node holds its
+/// share of the pages and does the references to them (a scan shares no page), so the
+/// footprint and the time fall to a half and a quarter.
 #[test]
 fn split_data_shrinks_the_per_node_footprint_with_nodes() {
     let one = run(&split_cfg(2000, 600, 1));
     let two = run(&split_cfg(2000, 600, 2));
     let four = run(&split_cfg(2000, 600, 4));
     assert_eq!(footprints(&one, 0), vec![600]);
-    let (f2, f4) = (footprints(&two, 0), footprints(&four, 0));
-    assert!(f2.iter().all(|&f| (300..=304).contains(&f)), "{f2:?}");
-    assert!(f4.iter().all(|&f| (150..=154).contains(&f)), "{f4:?}");
-    assert!(two.stats.iter().all(|s| s.ghost_pages >= 1 && s.ghost_pages <= 4), "{:?}", two.stats);
+    assert_eq!(footprints(&two, 0), vec![300, 300]);
+    assert_eq!(footprints(&four, 0), vec![150; 4]);
+    assert!(two.stats.iter().chain(&four.stats).all(|s| s.ghost_pages == 0 && s.exchanged_pages == 0), "{:?}", two.stats);
     // the references are split too: the job ends in about half and a quarter of the time
     let (t1, t2, t4) = (one.end_ns as f64, two.end_ns as f64, four.end_ns as f64);
     assert!((t2 / t1 - 0.5).abs() < 0.02 && (t4 / t1 - 0.25).abs() < 0.02, "{t1} {t2} {t4}");
@@ -266,6 +265,35 @@ fn split_data_shrinks_the_per_node_footprint_with_nodes() {
     let mut copies = split_cfg(2000, 600, 2);
     copies.gang.as_mut().unwrap().partition = PartitionKind::Copies;
     assert_eq!(footprints(&run(&copies), 0), vec![600, 600]);
+}
+
+/// Where the owners never interleave the two rules differ by the boundaries only: issue
+/// 16's rule (`split_neighbours`) also gives each node the page just across each end of
+/// its share, a ghost copy it receives at every barrier (a scan passes from one share to
+/// the next once a pass, and from the last page back to the first); owner computes
+/// leaves that page to its owner. Everything else is the same: the pages, the
+/// references but one a pass of each boundary page, the time but the exchange.
+#[test]
+fn where_owners_never_interleave_the_rules_differ_by_the_boundary_pages() {
+    for nodes in [2, 4] {
+        let owner = run(&split_cfg(2000, 600, nodes));
+        let mut cfg = split_cfg(2000, 600, nodes);
+        cfg.gang.as_mut().unwrap().partition = PartitionKind::SplitNeighbours;
+        let neighbours = run(&cfg);
+        let passes = 30_000_000 / (600 * 100);
+        for k in 0..nodes as usize {
+            let (o, n) = (&owner.nodes[k].processes[0].counters, &neighbours.nodes[k].processes[0].counters);
+            assert_eq!((owner.stats[k].ghost_pages, neighbours.stats[k].ghost_pages), (0, 2), "node {k}");
+            assert_eq!(n.distinct_pages, o.distinct_pages + 2, "node {k}");
+            // a record next to the node's own at the end of a batch of the serial stream
+            // is not seen as next to it (partition.rs): a few fewer than one a pass
+            let extra = n.references - o.references;
+            assert!(extra <= 2 * passes && extra * 100 >= 2 * passes * 98, "node {k}: {extra}");
+            let received = neighbours.stats[k].exchanged_pages;
+            assert!(received <= 2 * passes && received * 100 >= 2 * passes * 98, "node {k}: {received}");
+        }
+        assert!(neighbours.end_ns > owner.end_ns);
+    }
 }
 
 /// On one node a split job is the serial job: nothing changes, paging and mechanisms
@@ -286,13 +314,19 @@ fn split_data_on_one_node_changes_nothing() {
 
 /// The pages a node receives at a barrier take time over the interconnect: the job ends
 /// later by between the largest node's received pages and all nodes' together, at
-/// 4096 x 8 / 100e6 s a page.
+/// 4096 x 8 / 100e6 s a page. (The neighbours rule, under which a scan's nodes exchange
+/// the pages at their boundaries; the exchange is the same whatever the rule.)
 #[test]
 fn barriers_wait_for_the_data_exchanged() {
-    let mut free = split_cfg(2000, 600, 4);
-    free.gang.as_mut().unwrap().exchange_mbit_s = 0.0;
-    let free = run(&free);
-    let paid = run(&split_cfg(2000, 600, 4));
+    let neighbours = |mbit: f64| {
+        let mut cfg = split_cfg(2000, 600, 4);
+        let g = cfg.gang.as_mut().unwrap();
+        g.partition = PartitionKind::SplitNeighbours;
+        g.exchange_mbit_s = mbit;
+        cfg
+    };
+    let free = run(&neighbours(0.0));
+    let paid = run(&neighbours(100.0));
     let received: Vec<u64> = paid.stats.iter().map(|s| s.exchanged_pages).collect();
     assert!(received.iter().all(|&x| x > 0), "{received:?}");
     assert_eq!(received, free.stats.iter().map(|s| s.exchanged_pages).collect::<Vec<_>>());
@@ -407,4 +441,29 @@ fn a_node_with_nothing_left_to_do_still_meets_every_barrier() {
         c.gang.as_mut().unwrap().mode = m;
         run(&c);
     }
+}
+
+/// A split job's dedicated time is its own parallel run alone, not the serial run: on 2
+/// nodes a scan's nodes each do half the references and fault half the pages, and meet
+/// at a barrier every pass (one round of messages, no page exchanged), so it is half the
+/// serial time plus a barrier's delay a pass; with memory for everything the job's gang
+/// run is that run. On one node it is the serial run, to the nanosecond.
+#[test]
+fn a_split_jobs_dedicated_time_is_its_run_alone_on_its_nodes() {
+    let serial = super::dedicated_runs(&split_cfg(2000, 600, 1)).unwrap()[0].0;
+    let one = run(&split_cfg(2000, 600, 1));
+    assert_eq!(one.jobs[0].dedicated_ns, serial);
+    assert_eq!(super::gang::job_alone_ns(&split_cfg(2000, 600, 1), 0, 600, None).unwrap(), serial);
+    let cfg = split_cfg(2000, 600, 2);
+    let two = run(&cfg);
+    let dedicated = two.jobs[0].dedicated_ns;
+    assert!(dedicated < serial && dedicated > serial / 2, "{dedicated} against {serial}");
+    let passes = 30_000_000 / (600 * 100);
+    let barrier = cfg.gang.as_ref().unwrap().barrier_delay_ns();
+    assert_eq!(dedicated, serial / 2 + passes * barrier, "serial {serial}");
+    assert_eq!(two.end_ns, dedicated);
+    // copies of the serial run: the serial run's time, as before
+    let mut copies = cfg.clone();
+    copies.gang.as_mut().unwrap().partition = PartitionKind::Copies;
+    assert_eq!(run(&copies).jobs[0].dedicated_ns, serial);
 }

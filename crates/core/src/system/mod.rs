@@ -136,6 +136,46 @@ pub(crate) fn dedicated_runs(cfg: &SystemConfig) -> Result<Vec<(u64, u64)>> {
         .collect()
 }
 
+/// Shared pages already counted in this process, by the dedicated run's key (the
+/// stream's pages depend on the process and the page size only). Bounded: the oldest
+/// half goes when full.
+static SHARED: std::sync::Mutex<Option<std::collections::HashMap<String, std::sync::Arc<partition::HotPages>>>> =
+    std::sync::Mutex::new(None);
+const SHARED_KEPT: usize = 64;
+
+/// Each job's shared pages when a gang run splits its data over several nodes by the
+/// owner rule (partition.rs; None otherwise): a counting pass over its serial stream,
+/// in parallel, kept for built-in workloads as the dedicated runs are.
+pub(crate) fn shared_pages(cfg: &SystemConfig) -> Result<Vec<Option<std::sync::Arc<partition::HotPages>>>> {
+    let owner = cfg.gang.as_ref().is_some_and(|g| g.nodes > 1 && g.partition.split_rule() == Some(partition::SplitRule::Owner));
+    (0..cfg.processes.len())
+        .into_par_iter()
+        .map(|i| {
+            if !owner {
+                return Ok(None);
+            }
+            let key = dedicated_key_opt(cfg, i);
+            if let Some(hit) = key.as_deref().and_then(|k| SHARED.lock().ok()?.as_ref()?.get(k).cloned()) {
+                return Ok(Some(hit));
+            }
+            let bad = |e: Error| Error::invalid(format!("processes[{i}]"), e.to_string());
+            let spec = cfg.processes[i].source(cfg.system.page_size, cfg.system.seed, i)?;
+            let hot = std::sync::Arc::new(partition::HotPages::count(&mut *spec.open().map_err(bad)?).map_err(bad)?);
+            if let (Some(key), Ok(mut guard)) = (key, SHARED.lock()) {
+                let map = guard.get_or_insert_with(Default::default);
+                if map.len() >= SHARED_KEPT {
+                    let drop: Vec<String> = map.keys().take(SHARED_KEPT / 2).cloned().collect();
+                    for k in drop {
+                        map.remove(&k);
+                    }
+                }
+                map.insert(key, hot.clone());
+            }
+            Ok(Some(hot))
+        })
+        .collect()
+}
+
 /// The swap area for processes that touch `total_pages` pages: the user's
 /// `system.swap_slots`, checked to leave a slot for every page, or that many pages plus
 /// `slack` (for clusters), plus the share `swap.fragmentation` pre-occupies.

@@ -89,10 +89,10 @@ pub struct Process {
     pub barrier_at: u64,
     /// It waits at the barrier that ends the job.
     pub at_final_barrier: bool,
-    /// With the job's data split over the nodes (`gang.partition = "split"`): this
-    /// node's share (node, shares, the serial stream's distinct pages), applied when the
+    /// With the job's data split over the nodes (`gang.partition = "split"` or
+    /// `"split_neighbours"`): this node's part of the serial stream, applied when the
     /// source opens, and the barriers its filtered stream has passed (partition.rs).
-    pub partition: Option<(usize, Vec<f64>, u64)>,
+    pub partition: Option<super::partition::PartitionPlan>,
     pub marks: Option<std::sync::Arc<std::sync::Mutex<super::partition::PartitionMarks>>>,
     /// Its next barrier is not known yet (the source has not reached it).
     pub barrier_unknown: bool,
@@ -148,7 +148,7 @@ impl Process {
     pub fn open(&mut self) -> Result<()> {
         let source = self.spec.open()?;
         self.source = Some(match &self.partition {
-            Some((node, shares, total)) => {
+            Some(plan) => {
                 let marks = std::sync::Arc::new(std::sync::Mutex::new(Default::default()));
                 self.marks = Some(marks.clone());
                 let step = if self.barriers { self.superstep_refs } else { u64::MAX };
@@ -156,7 +156,7 @@ impl Process {
                     self.barrier_at = u64::MAX;
                     self.barrier_unknown = true;
                 }
-                Box::new(super::partition::PartitionSource::new(source, *node, shares, *total, step, marks))
+                Box::new(super::partition::PartitionSource::new(source, plan, step, marks))
             }
             None => source,
         });
