@@ -128,7 +128,7 @@ def test_points_are_the_first_versions_runs():
 def test_sensitivity_variants_check():
     spec = load_spec(FILE)
     variants = spec_variants(spec)
-    assert len(variants) == 15
+    assert len(variants) == 18
     ratios = sorted(v.table("setup")["memory_ratio"] for v in variants if v.variant.startswith("setup.memory_ratio"))
     assert ratios == pytest.approx([1.105, 1.495])
 

@@ -100,6 +100,11 @@ pub struct GangConfig {
     /// the references next to its own); `copies`: every node runs a whole serial
     /// instance with its own seed (pagelab before issue 16).
     pub partition: PartitionKind,
+    /// With `partition = "split"`: a page is shared (replicated on every node that uses
+    /// it, its references done by the node whose work they sit in) when its records
+    /// outnumber this many times the mean over the job's pages ([`super::partition`];
+    /// the paper gives no rule: 4 by default, a sensitivity range).
+    pub shared_ratio: f64,
     /// Share of each node in a job's data with `partition = "split"` or
     /// `"split_neighbours"` (one positive number per node, normalised); empty: equal
     /// shares.
@@ -162,6 +167,7 @@ impl Default for GangConfig {
             ai_block_pages: 64,
             ai_reads: AiReads::Fault,
             partition: PartitionKind::Split,
+            shared_ratio: super::partition::HOT_RATIO,
             node_shares: Vec::new(),
             node_frames: Vec::new(),
             exchange_mbit_s: 100.0,
@@ -886,6 +892,9 @@ impl SystemConfig {
         }
         non_negative("gang.locked_mb", g.locked_mb)?;
         non_negative("gang.exchange_mbit_s", g.exchange_mbit_s)?;
+        if !(g.shared_ratio.is_finite() && g.shared_ratio >= 1.0) {
+            return Err(Error::invalid("gang.shared_ratio", format!("expected a number >= 1 (a shared page's records over the mean), got {}", g.shared_ratio)));
+        }
         if !g.node_frames.is_empty() && g.node_frames.len() != g.nodes as usize {
             return Err(Error::invalid("gang.node_frames", format!("expected one number per node ({}), got {}", g.nodes, g.node_frames.len())));
         }

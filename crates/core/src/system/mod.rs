@@ -154,13 +154,14 @@ pub(crate) fn shared_pages(cfg: &SystemConfig) -> Result<Vec<Option<std::sync::A
             if !owner {
                 return Ok(None);
             }
-            let key = dedicated_key_opt(cfg, i);
+            let ratio = cfg.gang.as_ref().map_or(partition::HOT_RATIO, |g| g.shared_ratio);
+            let key = dedicated_key_opt(cfg, i).map(|k| format!("{k}|shared_ratio={ratio}"));
             if let Some(hit) = key.as_deref().and_then(|k| SHARED.lock().ok()?.as_ref()?.get(k).cloned()) {
                 return Ok(Some(hit));
             }
             let bad = |e: Error| Error::invalid(format!("processes[{i}]"), e.to_string());
             let spec = cfg.processes[i].source(cfg.system.page_size, cfg.system.seed, i)?;
-            let hot = std::sync::Arc::new(partition::HotPages::count(&mut *spec.open().map_err(bad)?).map_err(bad)?);
+            let hot = std::sync::Arc::new(partition::HotPages::count(&mut *spec.open().map_err(bad)?, ratio).map_err(bad)?);
             if let (Some(key), Ok(mut guard)) = (key, SHARED.lock()) {
                 let map = guard.get_or_insert_with(Default::default);
                 if map.len() >= SHARED_KEPT {

@@ -24,8 +24,8 @@
 //! on every node and combine it between supersteps (CG's exchange of the vector, IS's of
 //! the bucket counts), so a reference to a shared page is done by the node whose work it
 //! sits in (the owner of the last unshared page referenced before it), on its own copy.
-//! A page is shared when its records outnumber [`HOT_RATIO`] times the mean over the
-//! job's pages: a counting pass over the serial stream, once per job ([`HotPages`]). So
+//! A page is shared when its records outnumber `gang.shared_ratio` ([`HOT_RATIO`] by
+//! default) times the mean over the job's pages: a counting pass over the serial stream, once per job ([`HotPages`]). So
 //! a node's footprint is at most its share plus the shared pages, the references of the
 //! job are done once in all, and what a node receives at barriers is the shared pages
 //! its work used.
@@ -52,8 +52,8 @@ use std::sync::{Arc, Mutex};
 use crate::trace::{AccessKind, RefBatch, RefSource, SourceMeta};
 use crate::Result;
 
-/// A page is shared (hot) when its records outnumber this many times the mean over the
-/// job's pages. At the gang experiment's full sizes CG's gathered vectors have 4.96
+/// The default of `gang.shared_ratio`: a page is shared (hot) when its records outnumber
+/// this many times the mean over the job's pages. At the gang experiment's full sizes CG's gathered vectors have 4.96
 /// times the mean records and IS's central buckets up to 13.5 times; the busiest pages
 /// of LU, SP and MG 2.65, 3.55 and 2.25 times (docs/kernel-model-findings.md, gang). As
 /// the records average to the mean, at most a quarter of the pages can be shared. A
@@ -81,9 +81,9 @@ pub struct HotPages {
 
 impl HotPages {
     /// Counts the records of each page over the whole stream (one pass, a counter per
-    /// page) and marks those with more than [`HOT_RATIO`] times the mean. Free records
-    /// are events, not references: not counted.
-    pub fn count(source: &mut dyn RefSource) -> Result<HotPages> {
+    /// page) and marks those with more than `ratio` ([`HOT_RATIO`] by default) times the
+    /// mean. Free records are events, not references: not counted.
+    pub fn count(source: &mut dyn RefSource, ratio: f64) -> Result<HotPages> {
         let mut records: Vec<u32> = Vec::new();
         let mut total = 0u64;
         let mut batch = RefBatch::default();
@@ -101,7 +101,7 @@ impl HotPages {
             }
         }
         let pages = source.distinct_pages().max(1) as f64;
-        let limit = HOT_RATIO * total as f64 / pages;
+        let limit = ratio * total as f64 / pages;
         let mut hot = HotPages { bits: vec![0; records.len().div_ceil(64)], count: 0 };
         for (d, &r) in records.iter().enumerate() {
             if r as f64 > limit {
@@ -321,7 +321,7 @@ mod tests {
     /// by `rule`, barriers every `superstep` references.
     fn split(open: &dyn Fn() -> Box<dyn RefSource>, nodes: usize, rule: SplitRule, superstep: u64) -> Vec<Part> {
         let mut serial = open();
-        let hot = Arc::new(HotPages::count(&mut *serial).unwrap());
+        let hot = Arc::new(HotPages::count(&mut *serial, HOT_RATIO).unwrap());
         let total_pages = serial.distinct_pages() as u64;
         (0..nodes)
             .map(|node| {
@@ -360,10 +360,13 @@ mod tests {
     fn a_page_next_to_everything_is_shared_not_a_pull() {
         let rows: Vec<u64> = (0..8u64).flat_map(|r| [10 + r, 99, 10 + r, 99]).collect();
         let open = || from_pages(&rows);
-        let hot = HotPages::count(&mut *open()).unwrap();
+        let hot = HotPages::count(&mut *open(), HOT_RATIO).unwrap();
         // dense ids in first-touch order: m0 = 0, x = 1, m1 = 2, ..., m7 = 8
         assert_eq!(hot.count, 1);
         assert!(hot.contains(1) && !hot.contains(0));
+        // x's 16 records are 4.5 times the mean: shared below that ratio, not above
+        assert_eq!(HotPages::count(&mut *open(), 4.4).unwrap().count, 1);
+        assert_eq!(HotPages::count(&mut *open(), 4.6).unwrap().count, 0);
         // shares of 9 pages: ids 0..5 (m0, x, m1, m2, m3) and 5..9 (m4..m7)
         let owner = split(&open, 2, SplitRule::Owner, u64::MAX);
         assert_eq!(owner.iter().map(|p| (p.pages, p.refs, p.ghosts)).collect::<Vec<_>>(), vec![(5, 16, 0), (5, 16, 1)]);
@@ -377,7 +380,7 @@ mod tests {
     fn owner_computes_splits_the_references_by_page() {
         let pages: Vec<u64> = (0..5000u64).map(|i| (i * 7919) % 97).collect();
         let open = || from_pages(&pages);
-        assert_eq!(HotPages::count(&mut *open()).unwrap().count, 0);
+        assert_eq!(HotPages::count(&mut *open(), HOT_RATIO).unwrap().count, 0);
         let one = split(&open, 1, SplitRule::Owner, u64::MAX);
         assert_eq!((one[0].pages, one[0].refs, one[0].ghosts), (97, 5000, 0));
         for nodes in [2, 3, 4] {
@@ -395,7 +398,7 @@ mod tests {
     /// node nearly the whole instance.
     fn assert_shares_plus_shared(open: &dyn Fn() -> Box<dyn RefSource>, total: u64, shared: u64) {
         let mut serial = open();
-        let hot = HotPages::count(&mut *serial).unwrap();
+        let hot = HotPages::count(&mut *serial, HOT_RATIO).unwrap();
         assert_eq!(serial.distinct_pages() as u64, total);
         assert!(hot.count > 0 && hot.count <= shared, "{} shared", hot.count);
         let refs = split(open, 1, SplitRule::Owner, u64::MAX)[0].refs;
@@ -465,7 +468,7 @@ mod tests {
         for (name, workload, params, iterations) in cases {
             let opener = || open(workload, &params);
             let mut serial = opener();
-            let hot = HotPages::count(&mut *serial).unwrap();
+            let hot = HotPages::count(&mut *serial, HOT_RATIO).unwrap();
             let pages = serial.distinct_pages() as u64;
             let one = split(&opener, 1, SplitRule::Owner, u64::MAX);
             let refs = one[0].refs;
