@@ -21,9 +21,10 @@ use rayon::prelude::*;
 use super::config::{GangConfig, GangMode, Mechanism, SystemConfig};
 use super::events::Event;
 use super::machine::{Machine, Step};
-use super::partition::{HotPages, PartitionPlan};
+use super::partition::{owner_labeler, HotPages, PartitionPlan, SplitRule};
 use super::process::RunState;
 use super::results::SystemResult;
+use super::serial_tee::SerialTee;
 use crate::trace::Progress;
 use crate::{Error, Result};
 
@@ -408,6 +409,8 @@ fn simulate(cfg: &SystemConfig, g: &GangConfig, pages: &[u64], hot: &[Option<Arc
     let shares: Vec<f64> = if g.node_shares.is_empty() { vec![1.0; nodes] } else { g.node_shares.clone() };
     let rule = g.partition.split_rule();
     let mut machines = Vec::with_capacity(nodes);
+    // split over several nodes: each job's serial stream read once for all its nodes
+    let mut tees: Vec<Option<Arc<SerialTee>>> = vec![None; cfg.processes.len()];
     for k in 0..nodes {
         let mut node_cfg = cfg.clone();
         for p in &mut node_cfg.processes {
@@ -422,7 +425,12 @@ fn simulate(cfg: &SystemConfig, g: &GangConfig, pages: &[u64], hot: &[Option<Arc
         if let Some(rule) = rule {
             // every node runs the job's serial stream filtered to its part (partition.rs)
             for (i, p) in m.procs.iter_mut().enumerate() {
-                p.partition = Some(PartitionPlan { node: k, shares: shares.clone(), total_pages: pages[i], rule, hot: hot[i].clone() });
+                if k == 0 && nodes > 1 {
+                    // the owner rule's labels worked out once for every node
+                    let labeler = (rule == SplitRule::Owner).then(|| owner_labeler(&shares, pages[i], hot[i].clone()));
+                    tees[i] = Some(SerialTee::new(p.spec.open()?, nodes, labeler));
+                }
+                p.partition = Some(PartitionPlan { node: k, shares: shares.clone(), total_pages: pages[i], rule, hot: hot[i].clone(), serial: tees[i].clone() });
             }
         }
         let node = GangNode::new(g.clone(), cfg.processes.len());

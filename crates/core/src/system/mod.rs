@@ -29,6 +29,7 @@ pub mod machine;
 pub mod memory;
 pub mod pageout;
 pub mod partition;
+pub mod serial_tee;
 pub mod process;
 pub mod reclaim;
 pub mod results;

@@ -49,6 +49,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
+use super::serial_tee::{SerialTee, TeeBatch};
 use crate::trace::{AccessKind, RefBatch, RefSource, SourceMeta};
 use crate::Result;
 
@@ -129,6 +130,80 @@ pub struct PartitionPlan {
     pub rule: SplitRule,
     /// The job's shared pages (the owner rule on more than one node); None: none.
     pub hot: Option<Arc<HotPages>>,
+    /// The job's serial stream, read once for all its nodes (serial_tee.rs); None: the
+    /// node opens its own.
+    pub serial: Option<Arc<SerialTee>>,
+}
+
+/// The first dense id of each node's share (and u64::MAX after the last): node k owns
+/// ids `b[k]..b[k + 1]`.
+fn share_bounds(shares: &[f64], total_pages: u64) -> Vec<u64> {
+    let sum: f64 = shares.iter().sum();
+    let mut b: Vec<u64> = (0..shares.len()).map(|k| (total_pages as f64 * shares[..k].iter().sum::<f64>() / sum).round() as u64).collect();
+    b.push(u64::MAX);
+    b
+}
+
+/// A label of [`owner_labeler`]: a free record, which each node judges by itself (it
+/// frees a page it owns or holds a copy of).
+pub const FREE_LABEL: u16 = u16::MAX;
+
+/// The owner rule worked out once per record for every node of a job (read through a
+/// serial tee): the node that does each record. The same as each node's
+/// [`PartitionSource::owner_keeps`], which it replaces there.
+pub fn owner_labeler(shares: &[f64], total_pages: u64, hot: Option<Arc<HotPages>>) -> super::serial_tee::Labeler {
+    let bounds = share_bounds(shares, total_pages);
+    let mut work: Option<u16> = None;
+    Box::new(move |b: &RefBatch, out: &mut Vec<u16>| {
+        out.reserve(b.len());
+        for (&id, &kind) in b.id.iter().zip(&b.kind) {
+            if kind == AccessKind::Free {
+                out.push(FREE_LABEL);
+                continue;
+            }
+            let owner = (bounds.partition_point(|&lo| lo <= id as u64) - 1) as u16;
+            if hot.as_ref().is_some_and(|h| h.contains(id)) {
+                out.push(work.unwrap_or(owner));
+            } else {
+                work = Some(owner);
+                out.push(owner);
+            }
+        }
+    })
+}
+
+/// Where a node's copy of the serial stream comes from.
+enum Serial {
+    Own(Box<dyn RefSource>, RefBatch),
+    /// The job's tee, this node's reader index, and the distinct pages after the last batch.
+    Shared(Arc<SerialTee>, usize, u32),
+}
+
+/// A batch of the serial stream: the node's own buffer (given back after use) or the
+/// tee's shared one, with its owner labels.
+enum SerialBatch {
+    Own(RefBatch),
+    Shared(Arc<TeeBatch>),
+}
+
+impl SerialBatch {
+    /// The records' owner labels ([`owner_labeler`]), when the tee worked them out.
+    fn labels(&self) -> &[u16] {
+        match self {
+            SerialBatch::Own(_) => &[],
+            SerialBatch::Shared(t) => &t.labels,
+        }
+    }
+}
+
+impl std::ops::Deref for SerialBatch {
+    type Target = RefBatch;
+    fn deref(&self) -> &RefBatch {
+        match self {
+            SerialBatch::Own(b) => b,
+            SerialBatch::Shared(t) => &t.batch,
+        }
+    }
 }
 
 /// The barriers a node's filtered stream has passed, as the process will reach them.
@@ -144,7 +219,8 @@ pub struct PartitionMarks {
 
 /// Node `node`'s part of one process's serial stream.
 pub struct PartitionSource {
-    inner: Box<dyn RefSource>,
+    serial: Serial,
+    node: usize,
     /// Dense ids in lo..hi belong to this node.
     lo: u64,
     hi: u64,
@@ -152,9 +228,8 @@ pub struct PartitionSource {
     hot: Option<Arc<HotPages>>,
     superstep_refs: u64,
     meta: SourceMeta,
-    buf: RefBatch,
     /// References of the serial stream so far, and where the next barrier falls.
-    serial: u64,
+    serial_refs: u64,
     next_barrier: u64,
     /// References the node kept so far.
     local: u64,
@@ -174,26 +249,31 @@ pub struct PartitionSource {
 }
 
 impl PartitionSource {
-    /// `plan.node`'s part of the stream `inner`; barriers every `superstep_refs` serial
-    /// references (u64::MAX: none but the last).
-    pub fn new(inner: Box<dyn RefSource>, plan: &PartitionPlan, superstep_refs: u64, marks: Arc<Mutex<PartitionMarks>>) -> PartitionSource {
-        let shares = &plan.shares;
-        let sum: f64 = shares.iter().sum();
-        let bound = |k: usize| -> u64 { (plan.total_pages as f64 * shares[..k].iter().sum::<f64>() / sum).round() as u64 };
+    /// `plan.node`'s part of the serial stream: the plan's tee, else `open()`'s;
+    /// barriers every `superstep_refs` serial references (u64::MAX: none but the last).
+    pub fn new(open: impl FnOnce() -> Result<Box<dyn RefSource>>, plan: &PartitionPlan, superstep_refs: u64, marks: Arc<Mutex<PartitionMarks>>) -> Result<PartitionSource> {
         let node = plan.node;
-        let (lo, hi) = (bound(node), if node + 1 == shares.len() { u64::MAX } else { bound(node + 1) });
-        let mut meta = inner.meta().clone();
+        let bounds = share_bounds(&plan.shares, plan.total_pages);
+        let (lo, hi) = (bounds[node], bounds[node + 1]);
+        let serial = match &plan.serial {
+            Some(tee) => Serial::Shared(tee.clone(), node, 0),
+            None => Serial::Own(open()?, RefBatch::default()),
+        };
+        let mut meta = match &serial {
+            Serial::Own(src, _) => src.meta().clone(),
+            Serial::Shared(tee, _, _) => tee.meta().clone(),
+        };
         meta.records = None;
-        PartitionSource {
-            inner,
+        Ok(PartitionSource {
+            serial,
+            node,
             lo,
             hi,
             rule: plan.rule,
             hot: if plan.rule == SplitRule::Owner { plan.hot.clone() } else { None },
             superstep_refs,
             meta,
-            buf: RefBatch::default(),
-            serial: 0,
+            serial_refs: 0,
             next_barrier: superstep_refs,
             local: 0,
             received: Vec::new(),
@@ -204,6 +284,29 @@ impl PartitionSource {
             prev_own: false,
             work_own: None,
             marks,
+        })
+    }
+
+    /// The next batch of the serial stream; None at its end.
+    fn read_serial(&mut self) -> Result<Option<SerialBatch>> {
+        match &mut self.serial {
+            Serial::Own(src, buf) => {
+                if src.next_batch(buf)? == 0 {
+                    return Ok(None);
+                }
+                Ok(Some(SerialBatch::Own(std::mem::take(buf))))
+            }
+            Serial::Shared(tee, reader, distinct) => Ok(tee.next(*reader)?.map(|t| {
+                *distinct = t.distinct;
+                SerialBatch::Shared(t)
+            })),
+        }
+    }
+
+    /// Gives the node's own buffer back for the next read.
+    fn give_back(&mut self, b: SerialBatch) {
+        if let (SerialBatch::Own(b), Serial::Own(_, buf)) = (b, &mut self.serial) {
+            *buf = b;
         }
     }
 
@@ -236,35 +339,57 @@ impl RefSource for PartitionSource {
         let mut marks = Vec::new();
         // a batch of the serial stream may keep nothing for this node: read on
         while batch.is_empty() {
-            let n = self.inner.next_batch(&mut self.buf)?;
-            if n == 0 {
-                break;
-            }
-            for i in 0..n {
-                if self.serial >= self.next_barrier {
+            let Some(buf) = self.read_serial()? else { break };
+            let n = buf.len();
+            let labels = buf.labels();
+            let node = self.node as u16;
+            let mut i = 0;
+            while i < n {
+                if !labels.is_empty() {
+                    // with the tee's owner labels: other nodes' records are skipped in one
+                    // tight loop, up to the first record before which a barrier falls (that
+                    // one goes the long way below, which puts the barrier's mark)
+                    let (mut j, mut run) = (i, 0u64);
+                    while j < n && labels[j] != node && labels[j] != FREE_LABEL && self.serial_refs + run < self.next_barrier {
+                        run += buf.repeat[j] as u64;
+                        j += 1;
+                    }
+                    if j > i {
+                        self.serial_refs += run;
+                        i = j;
+                        continue;
+                    }
+                }
+                if self.serial_refs >= self.next_barrier {
                     marks.push((self.local, self.exchange));
                     self.exchange = 0;
                     self.step += 1;
-                    while self.next_barrier <= self.serial {
+                    while self.next_barrier <= self.serial_refs {
                         self.next_barrier = self.next_barrier.saturating_add(self.superstep_refs);
                     }
                 }
-                let id = self.buf.id[i];
+                let id = buf.id[i];
                 let own = self.own(id);
-                let kind = self.buf.kind[i];
+                let kind = buf.kind[i];
                 let keep = match self.rule {
+                    SplitRule::Owner if !labels.is_empty() => match labels[i] {
+                        FREE_LABEL => self.owner_keeps(id, kind, own),
+                        label => label == node,
+                    },
                     SplitRule::Owner => self.owner_keeps(id, kind, own),
                     SplitRule::Neighbours => {
-                        let next_own = i + 1 < n && self.own(self.buf.id[i + 1]);
+                        let next_own = i + 1 < n && self.own(buf.id[i + 1]);
                         let keep = own || self.prev_own || next_own;
                         self.prev_own = own;
                         keep
                     }
                 };
-                self.serial += self.buf.repeat[i] as u64;
+                self.serial_refs += buf.repeat[i] as u64;
+                i += 1;
                 if !keep {
                     continue;
                 }
+                let i = i - 1;
                 // a free is not a page received (the neighbours rule counts it, as before)
                 if !own && !(self.rule == SplitRule::Owner && kind == AccessKind::Free) {
                     let d = id as usize;
@@ -281,9 +406,10 @@ impl RefSource for PartitionSource {
                         self.ghosts += 1;
                     }
                 }
-                self.local += self.buf.repeat[i] as u64;
-                batch.push(id, &self.buf.get(i));
+                self.local += buf.repeat[i] as u64;
+                batch.push(id, &buf.get(i));
             }
+            self.give_back(buf);
         }
         let mut m = self.marks.lock().expect("partition marks");
         m.marks.extend(marks);
@@ -293,7 +419,10 @@ impl RefSource for PartitionSource {
     }
 
     fn distinct_pages(&self) -> u32 {
-        self.inner.distinct_pages()
+        match &self.serial {
+            Serial::Own(src, _) => src.distinct_pages(),
+            Serial::Shared(_, _, distinct) => *distinct,
+        }
     }
 }
 
@@ -325,9 +454,9 @@ mod tests {
         let total_pages = serial.distinct_pages() as u64;
         (0..nodes)
             .map(|node| {
-                let plan = PartitionPlan { node, shares: vec![1.0; nodes], total_pages, rule, hot: Some(hot.clone()) };
+                let plan = PartitionPlan { node, shares: vec![1.0; nodes], total_pages, rule, hot: Some(hot.clone()), serial: None };
                 let marks = Arc::new(Mutex::new(PartitionMarks::default()));
-                let mut src = PartitionSource::new(open(), &plan, superstep, marks.clone());
+                let mut src = PartitionSource::new(|| Ok(open()), &plan, superstep, marks.clone()).unwrap();
                 let mut seen = vec![false; total_pages as usize];
                 let (mut pages, mut refs) = (0, 0);
                 let mut batch = RefBatch::default();
@@ -411,6 +540,68 @@ mod tests {
             assert!(owner.iter().all(|p| p.ghosts <= hot.count && p.received <= 2 * hot.count), "{owner:?}");
             let neighbours = split(open, nodes as usize, SplitRule::Neighbours, refs / 2);
             assert!(neighbours.iter().any(|p| p.pages * 10 >= total * 9), "{nodes} nodes: {neighbours:?}");
+        }
+    }
+
+    /// Read through a serial tee with the owner labels (how a gang run reads a split
+    /// job), every node keeps exactly what it keeps reading the stream on its own: the
+    /// same records, barriers and received pages.
+    #[test]
+    fn the_tee_with_owner_labels_keeps_what_each_node_keeps_alone() {
+        let open = || open("npb-is", &[("n_keys", "32768"), ("max_key", "8192"), ("iterations", "3")]);
+        let mut serial = open();
+        let hot = Arc::new(HotPages::count(&mut *serial, HOT_RATIO).unwrap());
+        let total_pages = serial.distinct_pages() as u64;
+        assert!(hot.count > 0);
+        let read_all = |src: &mut PartitionSource| {
+            let mut out = Vec::new();
+            let mut b = RefBatch::default();
+            while src.next_batch(&mut b).unwrap() > 0 {
+                out.push((b.id.clone(), b.kind.clone(), b.repeat.clone()));
+            }
+            out
+        };
+        for (nodes, shares) in [(2usize, vec![1.0, 1.0]), (4, vec![1.0, 2.0, 1.0, 3.0])] {
+            let plan = |node, serial| PartitionPlan { node, shares: shares.clone(), total_pages, rule: SplitRule::Owner, hot: Some(hot.clone()), serial };
+            let labeler = owner_labeler(&shares, total_pages, Some(hot.clone()));
+            let tee = SerialTee::new(open(), nodes, Some(labeler));
+            let mut teed: Vec<PartitionSource> = (0..nodes)
+                .map(|k| PartitionSource::new(|| unreachable!(), &plan(k, Some(tee.clone())), 20_000, Arc::default()).unwrap())
+                .collect();
+            // interleaved reads, as the gang driver makes them
+            let mut got = vec![Vec::new(); nodes];
+            let mut b = RefBatch::default();
+            let mut live = nodes;
+            while live > 0 {
+                live = 0;
+                for (k, src) in teed.iter_mut().enumerate() {
+                    if src.next_batch(&mut b).unwrap() > 0 {
+                        got[k].push((b.id.clone(), b.kind.clone(), b.repeat.clone()));
+                        live += 1;
+                    }
+                }
+            }
+            for k in 0..nodes {
+                let marks = Arc::new(Mutex::new(PartitionMarks::default()));
+                let mut alone = PartitionSource::new(|| Ok(open()), &plan(k, None), 20_000, marks.clone()).unwrap();
+                assert_eq!(got[k].concat_records(), read_all(&mut alone).concat_records(), "node {k} of {nodes}");
+                let tm = teed[k].marks.lock().unwrap();
+                let am = marks.lock().unwrap();
+                assert!(am.marks.len() > 3);
+                assert_eq!((&tm.marks, tm.tail_exchange, tm.ghost_pages), (&am.marks, am.tail_exchange, am.ghost_pages));
+            }
+        }
+    }
+
+    /// Batches of records flattened (the tee and a node's own source may cut a node's
+    /// kept records into different batches).
+    trait Concat {
+        fn concat_records(&self) -> Vec<(u32, AccessKind, u32)>;
+    }
+
+    impl Concat for Vec<(Vec<u32>, Vec<AccessKind>, Vec<u32>)> {
+        fn concat_records(&self) -> Vec<(u32, AccessKind, u32)> {
+            self.iter().flat_map(|(i, k, r)| i.iter().zip(k).zip(r).map(|((&i, &k), &r)| (i, k, r))).collect()
         }
     }
 

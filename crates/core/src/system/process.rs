@@ -146,7 +146,6 @@ impl Process {
     }
 
     pub fn open(&mut self) -> Result<()> {
-        let source = self.spec.open()?;
         self.source = Some(match &self.partition {
             Some(plan) => {
                 let marks = std::sync::Arc::new(std::sync::Mutex::new(Default::default()));
@@ -156,9 +155,10 @@ impl Process {
                     self.barrier_at = u64::MAX;
                     self.barrier_unknown = true;
                 }
-                Box::new(super::partition::PartitionSource::new(source, plan, step, marks))
+                let spec = &self.spec;
+                Box::new(super::partition::PartitionSource::new(|| spec.open(), plan, step, marks)?)
             }
-            None => source,
+            None => self.spec.open()?,
         });
         Ok(())
     }
