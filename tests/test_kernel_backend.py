@@ -387,3 +387,52 @@ def test_probe_measures_the_device_and_the_faults(cli, swap):
 def test_probe_errors_are_one_line(cli, tmp_path):
     assert_user_error(cli("kernel", "probe", "--pages", "5"), "--pages: expected 16 to")
     assert_user_error(cli("kernel", "probe", "--dir", tmp_path / "nope"), "no such directory")
+
+
+def test_cgroup_v2_files_on_a_fake_tree(tmp_path):
+    """cgroup v2 (the unified hierarchy most systems use; this project's machine has its
+    memory controller on v1, so v2 is not exercised on a kernel here): the files a run
+    writes and reads, on a directory tree shaped like cgroup2fs. What it checks is the
+    file protocol of the kernel's cgroup-v2 documentation: memory.max for the limit,
+    cgroup.subtree_control to enable the controller for the children, memory.current /
+    memory.peak / memory.swap.current / memory.events / memory.pressure for readings."""
+    from pagelab.kernel.cgroups import RunCgroups
+    from pagelab.kernel.host import CgroupHierarchy
+
+    mount = tmp_path / "cg2"
+    own = mount / "user.slice"
+    own.mkdir(parents=True)
+    (mount / "cgroup.subtree_control").write_text("")
+    # our own cgroup cannot take "+memory" (the no-internal-processes rule): a directory
+    # where its subtree_control file would be makes the write fail, so the run goes
+    # under the root
+    (own / "cgroup.subtree_control").mkdir()
+    h = CgroupHierarchy(2, mount, "/user.slice")
+    cg = RunCgroups(3 << 20, ["a", "b"], hierarchy=h)
+    assert cg.base == mount and cg.path.parent == mount
+    with cg:
+        assert (cg.path / "memory.max").read_text() == str(3 << 20)
+        assert (cg.path / "cgroup.subtree_control").read_text() == "+memory"
+        assert [p.name for p in sorted(cg.path.iterdir()) if p.is_dir()] == ["p0", "p1"]
+        assert cg.procs_file("b") == str(cg.path / "p1" / "cgroup.procs")
+        # what the kernel would show
+        (cg.path / "memory.current").write_text("1048576\n")
+        (cg.path / "memory.peak").write_text("2097152\n")
+        (cg.path / "p0" / "memory.swap.current").write_text("4096\n")
+        (cg.path / "p0" / "memory.events").write_text("low 0\nhigh 0\nmax 7\noom 1\noom_kill 1\noom_group_kill 0\n")
+        (cg.path / "memory.pressure").write_text("some avg10=1.00 avg60=0.50 avg300=0.10 total=1234\n")
+        assert cg.usage_bytes() == 1 << 20 and cg.peak_bytes() == 2 << 20
+        assert cg.swap_bytes(cg.path / "p0") == 4096
+        assert cg.oom_kills(cg.path / "p0") == 1 and cg.oom_kills(cg.path / "p1") == 0
+        assert cg.pressure().startswith("some avg10=1.00")
+        # a real cgroup2fs removes its files with the directory; a fake tree cannot
+        for f in list(cg.path.rglob("*")):
+            if f.is_file():
+                f.unlink()
+    assert not cg.path.exists()
+    # where our own cgroup can delegate the controller, the run goes under it
+    own2 = mount / "delegating"
+    own2.mkdir()
+    (own2 / "cgroup.subtree_control").write_text("")
+    cg2 = RunCgroups(None, ["x"], hierarchy=CgroupHierarchy(2, mount, "/delegating"))
+    assert cg2.base == own2 and (own2 / "cgroup.subtree_control").read_text() == "+memory"
