@@ -300,7 +300,9 @@ def test_the_cgroup_holds_the_performer_and_the_generator_stays_outside(tmp_path
     a workload generator) are not charged against the limit: the process's child cgroup
     holds the one process that performs the records, whose own memory is small."""
     cfg = tmp_path / "t.toml"
-    cfg.write_text('[system]\nframes = 1200\nsample_ms = 50\ncpu_ns_per_ref = 2000\n'
+    # memory for every page (a few MB of cgroup v1 can be OOM-killed while swap-in
+    # readahead holds its pages: not what this test is about)
+    cfg.write_text('[system]\nframes = 4096\nsample_ms = 50\ncpu_ns_per_ref = 2000\n'
                    '[[process]]\nname = "t"\nworkload = "growing-table"\n'
                    'params = { pages = 1500, stages = 4, lookups = 20000 }\n')
     p = subprocess.Popen([sys.executable, "-m", "pagelab", "run", str(cfg), "--on", "kernel", "--out",

@@ -35,6 +35,7 @@ TOP_LEVEL = ("backend", "system", "disk", "token", "load_control", "swap", "gang
 KERNEL_OPTIONS = {
     "repeats": (1, 100),
     "oom_retries": (0, 10),
+    "control_ms": (10, 10_000),
 }
 #: where a configuration runs: the simulator (default) or this machine's kernel (docs/kernel-backend.md)
 BACKENDS = ("simulator", "kernel")
@@ -158,8 +159,9 @@ def kernel_options(table: dict, name: str) -> dict:
     in the result's ``oom_kills``; a small memory cgroup can be OOM-killed while its
     pages are under swap I/O); ``cpus``, the CPUs the run's processes may use (the
     simulator's machine has one CPU: ``[0]`` makes the kernel's the same; the stream
-    generators then run on the others)."""
-    out = {"repeats": 1, "oom_retries": 0, "cpus": None}
+    generators then run on the others); ``control_ms``, how often the controllers
+    ([token], [load_control], [gang]: docs/kernel.md) act."""
+    out = {"repeats": 1, "oom_retries": 0, "cpus": None, "control_ms": 50}
     for key, value in table.items():
         if key not in KERNEL_OPTIONS and key != "cpus":
             raise PagelabError(f"{name}: kernel.{key}: unknown key (expected {', '.join(KERNEL_OPTIONS)}, cpus)")

@@ -354,6 +354,26 @@ fn run_system(py: Python<'_>, config_json: &str, progress: Option<PyObject>) -> 
     Ok(system_result_dict(py, &r)?.into())
 }
 
+/// The kernel backend's controllers' settings (docs/kernel.md): the configuration checked
+/// as the simulator checks it, and its `[token]`, `[load_control]` and `[gang]` tables
+/// with every default filled in, as JSON. With `dedicated_ns` (the processes' runs alone)
+/// also the token's section 5.3 limits resolved as the simulator resolves them
+/// (token_defaults.rs), for the configured disk.
+#[pyfunction]
+#[pyo3(signature = (config_json, dedicated_ns=None))]
+fn kernel_controls(config_json: &str, dedicated_ns: Option<Vec<u64>>) -> PyResult<String> {
+    use pagelab_core::system::{token_defaults::token_limits, SystemConfig};
+    let cfg = SystemConfig::from_json(config_json).map_err(to_py)?;
+    cfg.validate().map_err(to_py)?;
+    let mut out = serde_json::json!({"token": cfg.token, "load_control": cfg.load_control, "gang": cfg.gang});
+    if let Some(d) = dedicated_ns {
+        let l = token_limits(&cfg.token, Some(&d), &cfg.disk.model, cfg.system.page_size);
+        out["token_limits"] = serde_json::json!({"hold_ns": l.hold_ns, "unsuitable_ns": l.unsuitable_ns,
+            "self_take_limit": l.self_take_limit, "window_ns": l.window_ns});
+    }
+    Ok(out.to_string())
+}
+
 /// The dict of one machine's results (a `run_system` run or one node of a gang run).
 fn system_result_dict<'py>(py: Python<'py>, r: &pagelab_core::system::SystemResult) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
@@ -616,6 +636,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_system, m)?)?;
     m.add_function(wrap_pyfunction!(run_gang, m)?)?;
     m.add_function(wrap_pyfunction!(run_numa, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel_controls, m)?)?;
     m.add_function(wrap_pyfunction!(numa_workloads, m)?)?;
     m.add_class::<SourceReader>()?;
     Ok(())

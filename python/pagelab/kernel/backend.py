@@ -27,6 +27,7 @@ from .._core import PagelabError
 from ..progress import ProgressBar
 from ..system import SystemResult, kernel_options
 from .cgroups import RunCgroups
+from .controllers import CONTROL_MS, Controller, ProcView, RunView, controllers_for
 from .host import is_root, memory_hierarchy, swap_devices
 from .procfs import disk_busy_ms, free_bytes, process_sample, referenced_bytes, swap_disks, vmstat
 from .runner import find_runner
@@ -141,15 +142,24 @@ def _tail(path: Path) -> str:
 
 
 def _run_group(procs: List[KernelProcess], limit_bytes: Optional[int], sample_s: float, page_size: int,
-               config_name: str, progress: Optional[Callable] = None, cpus: Optional[List[int]] = None) -> dict:
+               config_name: str, progress: Optional[Callable] = None, cpus: Optional[List[int]] = None,
+               controllers: Optional[List[Controller]] = None, control_s: float = CONTROL_MS / 1000.0) -> dict:
     """Runs ``procs`` together in a fresh cgroup tree limited to ``limit_bytes`` (None:
-    unlimited) until all have ended; returns the raw measurements."""
+    unlimited), with ``controllers`` acting on it every ``control_s``, until all have
+    ended; returns the raw measurements."""
     with tempfile.TemporaryDirectory(prefix="pagelab-kernel-") as tmp, \
             RunCgroups(limit_bytes, [p.name for p in procs]) as cg:
         running: List[_Running] = []
         try:
-            return _supervise(procs, running, cg, Path(tmp), limit_bytes, sample_s, page_size, config_name, progress,
-                              cpus)
+            view = RunView(cg, limit_bytes, page_size)
+            try:
+                return _supervise(procs, running, cg, Path(tmp), limit_bytes, sample_s, page_size, config_name,
+                                  progress, cpus, controllers or [], control_s, view)
+            finally:
+                # whatever happened: a controller's changes (stopped processes, limits)
+                # end with the run
+                for c in controllers or []:
+                    c.finish(view)
         finally:
             # whatever happened: no process of ours outlives the run, none is left a zombie
             for r in running:
@@ -186,9 +196,11 @@ def _emitter_done(r: "_Running", config_name: str) -> None:
                            f"{status}{': ' + why if why else ''}; every other process was ended and the cgroups removed")
 
 
-def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config_name, progress, cpus) -> dict:
+def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config_name, progress, cpus,
+               controllers, control_s, view) -> dict:
     """The loop of a run: starts each process at its start_ms, reaps the ended ones (a
-    bad end raises at once), samples every ``sample_s``."""
+    bad end raises at once), samples every ``sample_s``, lets the controllers act every
+    ``control_s``."""
     pending = sorted(procs, key=lambda p: p.start_s)
     t0 = time.monotonic()
     vm0 = vmstat()
@@ -198,6 +210,7 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
     system_series = {"t_s": [], "free": [], "cpu_util": [], "disk_util": [], "swap_ins": [], "swap_outs": [],
                      "cgroup_bytes": [], "cgroup_swap_bytes": []}
     next_sample = sample_s
+    next_control = 0.0
     peak_usage = 0
     ncpu = len(cpus) if cpus else os.cpu_count() or 1
     while pending or any(r.end is None for r in running):
@@ -205,6 +218,10 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
         while pending and pending[0].start_s <= now:
             p = pending.pop(0)
             _start(p, cg.procs_file(p.name), tmp, t0, running, cpus)
+            pv = ProcView(p.index, p.name, running[-1].popen.pid, str(cg.children[p.name]))
+            view.procs.append(pv)
+            for c in controllers:
+                c.started(view, pv)
         for r in running:
             if r.end is None:
                 pid, status, rusage = os.wait4(r.popen.pid, os.WNOHANG)
@@ -215,6 +232,20 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
                     if status != 0:
                         _fail(r, cg, limit_bytes, config_name)
                     _emitter_done(r, config_name)
+                    pv = next(v for v in view.procs if v.pid == r.popen.pid)
+                    pv.ended = True
+                    for c in controllers:
+                        c.exited(view, pv)
+        if controllers and now >= next_control:
+            view.now_s = now
+            for pv in view.live():
+                sample = process_sample(pv.pid)
+                if sample is not None:
+                    pv.major_faults, pv.rss_bytes, pv.swap_bytes = (sample["major_faults"], sample["rss_bytes"],
+                                                                     sample["swap_bytes"])
+            for c in controllers:
+                c.tick(view, now)
+            next_control = now + control_s
         peak_usage = max(peak_usage, cg.usage_bytes())
         if now >= next_sample:
             cpu_delta = 0
@@ -391,24 +422,29 @@ def run_kernel(engine_config: dict, name: str, progress: Optional[Callable] = No
     runs = []
     oom_kills = 0
     try:
+        # the token's holding limit is scaled to the runs alone (as in the simulator):
+        # with a token they come first; otherwise after the run, so that a run that
+        # fails fails at once
+        alone_first = engine_config.get("token", {}).get("policy", "none") != "none"
         while len(runs) < options["repeats"]:
+            alone = _alone_runs(procs, sample_s, page_size, name, progress, options) if dedicated and alone_first else {}
+            dedicated_ns = [int(alone[p.name] * 1e9) for p in procs] if alone else None
+            controllers = controllers_for(engine_config, name, dedicated_ns)
             try:
-                shared = _run_group(procs, limit, sample_s, page_size, name, progress, options["cpus"])
+                shared = _run_group(procs, limit, sample_s, page_size, name, progress, options["cpus"],
+                                    controllers, options["control_ms"] / 1000.0)
             except OomKilled:
                 oom_kills += 1
                 if oom_kills > options["oom_retries"]:
                     raise
                 continue
-            alone = {}
-            if dedicated:
-                for p in procs:
-                    solo = KernelProcess.__new__(KernelProcess)
-                    solo.__dict__.update(p.__dict__)
-                    solo.start_s = 0.0
-                    g = _run_group([solo], None, sample_s, page_size, name, progress, options["cpus"])
-                    r = g["running"][0]
-                    alone[p.name] = r.end - r.start
+            if dedicated and not alone_first:
+                alone = _alone_runs(procs, sample_s, page_size, name, progress, options)
             runs.append(_result(shared, alone, procs, limit, frames, page_size, name))
+            for c in controllers:
+                extra = c.result()
+                runs[-1]["token_events"] = runs[-1]["token_events"] + list(extra.pop("token_events", []))
+                runs[-1].setdefault("controllers", {})[c.name] = extra
     finally:
         if old is not None:
             signal.signal(signal.SIGTERM, old)
@@ -416,6 +452,19 @@ def run_kernel(engine_config: dict, name: str, progress: Optional[Callable] = No
     raw["kernel_options"] = options
     raw["oom_kills"] = oom_kills
     return SystemResult(raw, config=engine_config, name=name)
+
+
+def _alone_runs(procs, sample_s, page_size, name, progress, options) -> dict:
+    """Each process alone without a limit: its dedicated time (s), by name."""
+    alone = {}
+    for p in procs:
+        solo = KernelProcess.__new__(KernelProcess)
+        solo.__dict__.update(p.__dict__)
+        solo.start_s = 0.0
+        g = _run_group([solo], None, sample_s, page_size, name, progress, options["cpus"])
+        r = g["running"][0]
+        alone[p.name] = r.end - r.start
+    return alone
 
 
 #: per-process numbers whose median (and spread) a repeated run reports

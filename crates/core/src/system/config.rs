@@ -2,7 +2,7 @@
 //! loads TOML and hands the same structure over as JSON ([`SystemConfig::from_json`]);
 //! unknown keys are errors that name their path (`processes[1].params`).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::async_writes::AsyncWritesKind;
 use super::disk::DiskConfig;
@@ -30,7 +30,7 @@ pub struct SystemConfig {
 }
 
 /// How the jobs of a gang run share the nodes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum GangMode {
     /// Time-sharing by a scheduling table: every quantum, all processes of the running
@@ -43,7 +43,7 @@ pub enum GangMode {
 }
 
 /// The adaptive paging mechanisms of gang-adaptive-paging.txt section 3.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mechanism {
     /// Selective page-out (section 3.1, figure 2).
@@ -58,7 +58,7 @@ pub enum Mechanism {
 
 /// Gang scheduling and adaptive paging (gang-adaptive-paging.txt). Every node has the
 /// `[system]` frames, its own swap disk (`[disk]`) and its own page-out daemon.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GangConfig {
     pub nodes: u32,
@@ -119,7 +119,7 @@ pub struct GangConfig {
 }
 
 /// How adaptive page-in reads (see [`GangConfig::ai_reads`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AiReads {
     #[default]
@@ -129,7 +129,7 @@ pub enum AiReads {
 }
 
 /// How a parallel job's data is spread over the nodes (see [`GangConfig::partition`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PartitionKind {
     /// Split, owner computes with shared pages replicated ([`super::partition::SplitRule::Owner`]).
@@ -493,7 +493,7 @@ pub enum ReclaimKind {
     Freebsd8,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TokenPolicyKind {
     #[default]
@@ -505,7 +505,7 @@ pub enum TokenPolicyKind {
 }
 
 /// When the Linux 2.6.20 swap token protects its holder's pages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TokenProtect {
     /// Linux 2.6.20 mm/rmap.c `page_referenced_one`: the holder's pages count as
@@ -517,7 +517,7 @@ pub enum TokenProtect {
     Always,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TokenConfig {
     pub policy: TokenPolicyKind,
@@ -568,7 +568,7 @@ impl Default for TokenConfig {
 
 /// Load control, the classic alternative (token-ordered-lru.txt section 2.3): suspend
 /// the process with the largest resident set while the fault rate stays high.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LoadControlConfig {
     pub enabled: bool,
