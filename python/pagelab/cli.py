@@ -415,7 +415,7 @@ def cmd_reproduce(args) -> int:
     workers = parse_workers(args)
     runs = reproduce([args.experiment], out=args.out, quick=args.quick, sensitivity=args.sensitivity,
                      workers=workers, scheduler=args.scheduler, retry_failed=args.retry_failed,
-                     progress=args.progress, log=lambda line: print(line, flush=True))
+                     progress=args.progress, log=lambda line: print(line, flush=True), on=args.on or "simulator")
     code = 0
     for run in runs:
         if not show_experiment_run(run):
@@ -582,6 +582,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--workers", metavar="N", help="local worker processes (default: one per core; 0: here)")
     rep.add_argument("--scheduler", metavar="ADDRESS", help="run the points on this Dask cluster instead")
     rep.add_argument("--retry-failed", action="store_true", help="run engine runs that failed before again")
+    rep.add_argument("--on", choices=system.BACKENDS, help="where its system runs go: the simulator (default) or "
+                                                          "this machine's kernel (root; the experiments with a "
+                                                          "kernel version: docs/kernel.md); default output "
+                                                          "results/<experiment>-kernel")
     rep.set_defaults(func=cmd_reproduce)
 
     rpt = sub.add_parser("report", help="rebuild the HTML report of `pagelab reproduce` results, running nothing")

@@ -115,6 +115,9 @@ class Spec:
     claims: List[Claim]
     quick: bool = False
     variant: str = "base"
+    #: the backend its system runs go to: "simulator", or "kernel" (reproduce --on
+    #: kernel: the module's KERNEL says what it measures there)
+    on: str = "simulator"
 
     @property
     def experiment(self) -> dict:
@@ -192,26 +195,31 @@ def module_for(data: dict, file: str) -> Tuple[str, ModuleType]:
     return name, module
 
 
-def check_spec(data: dict, path: Path, module: ModuleType, quick: bool = False, variant: str = "base") -> Spec:
+def check_spec(data: dict, path: Path, module: ModuleType, quick: bool = False, variant: str = "base",
+               on: str = "simulator") -> Spec:
     file = path.name
     schema = Table(dict(GENERIC, **module.TABLES))
     checked = check_file(data, schema, file)
     claims = parse_claims(checked["claim"], file, list(module.MEASURES))
     name = checked["experiment"].get("name") or path.stem
-    spec = Spec(name, path, checked, module, claims, quick, variant)
+    if on == "kernel" and not getattr(module, "KERNEL", None):
+        raise PagelabError(f"{file}: this experiment has no kernel version (reproduce --on kernel runs those whose "
+                           "module declares KERNEL: token-lru, gang)")
+    spec = Spec(name, path, checked, module, claims, quick, variant, on)
     check = getattr(module, "check", None)
     if check is not None:  # what a schema cannot say (a value that depends on another)
         check(spec)
     return spec
 
 
-def load_spec(path: Path, quick: bool = False) -> Spec:
-    """Reads and checks an experiment file; errors are one line naming the file and key."""
+def load_spec(path: Path, quick: bool = False, on: str = "simulator") -> Spec:
+    """Reads and checks an experiment file; errors are one line naming the file and key.
+    ``on = "kernel"``: its system runs go to this machine's kernel."""
     data = read_toml(path)
     if not isinstance(data, dict):
         raise PagelabError(f"{path.name}: expected tables")
     _name, module = module_for(data, path.name)
-    spec = check_spec(data, path, module, quick)
+    spec = check_spec(data, path, module, quick, on=on)
     spec_variants(spec)  # every sensitivity range applies to this file, and every variant checks
     return spec
 
@@ -291,7 +299,7 @@ def spec_variants(spec: Spec) -> List[Spec]:
     for i in range(len(spec.data["sensitivity"])):
         for label, data in variants_of(spec, i):
             raw = {k: v for k, v in data.items()}
-            v = check_spec(raw, spec.path, spec.module, spec.quick, label)
+            v = check_spec(raw, spec.path, spec.module, spec.quick, label, spec.on)
             v.name = spec.name
             out.append(v)
     return out

@@ -35,7 +35,7 @@ from ..sweeps.store import Store
 from ..system import read_toml
 from ..version import build_info
 from .claims import ClaimResult, evaluate, tally
-from .protocol import EXPERIMENTS_DIR, Analysis, Results, Spec, load_spec, spec_variants
+from .protocol import EXPERIMENTS_DIR, Analysis, Point, Results, Spec, load_spec, spec_variants
 
 #: `pagelab reproduce all`
 ALL = "all"
@@ -100,6 +100,9 @@ def _plan(spec: Spec, out: Path, sensitivity: bool) -> Tuple[_Planned, List[Job]
         for p in points:
             if p.key in mapping:
                 raise PagelabError(f"{spec.path.name}: two points named '{p.key}' ({v.variant})")
+            if v.on == "kernel" and p.mode in ("system", "gang"):
+                # reproduce --on kernel: the system runs as real processes (one machine)
+                p = Point(p.key, "kernel", p.config)
             h = point_hash(p.mode, p.config)
             mapping[p.key] = h
             jobs.append(Job(h, p.mode, p.config, root, {}, f"{spec.name}: {p.key}", full=True))
@@ -109,14 +112,19 @@ def _plan(spec: Spec, out: Path, sensitivity: bool) -> Tuple[_Planned, List[Job]
 
 def reproduce(names: List[str], out: Optional[str] = None, quick: bool = False, sensitivity: bool = False,
               workers: Optional[int] = None, scheduler: Optional[str] = None, retry_failed: bool = False,
-              progress: Optional[bool] = None, log: Optional[Callable[[str], None]] = None) -> List[ExperimentRun]:
+              progress: Optional[bool] = None, log: Optional[Callable[[str], None]] = None,
+              on: str = "simulator") -> List[ExperimentRun]:
     """Runs experiments (names of shipped ones, paths, or ``all``) as one run and writes
-    each one's files. One experiment goes to ``out`` (default results/NAME); several to
-    ``out``/NAME (default results/NAME)."""
+    each one's files. One experiment goes to ``out`` (default results/NAME, with ``on =
+    "kernel"`` results/NAME-kernel); several to ``out``/NAME. ``on = "kernel"``: their
+    system runs go to this machine's kernel (root), one at a time."""
     exit_if_worker_bootstrapping()
     say = log or (lambda _line: None)
     paths = [experiment_path(n) for n in simulated()] if names == [ALL] else [experiment_path(n) for n in names]
-    specs = [load_spec(p, quick) for p in paths]  # every file checked before anything runs
+    if on == "kernel" and names == [ALL]:
+        raise PagelabError("reproduce all --on kernel: name the experiments (those with a kernel version: "
+                           "token-lru, gang)")
+    specs = [load_spec(p, quick, on) for p in paths]  # every file checked before anything runs
     seen: Dict[str, Path] = {}
     for s in specs:
         if s.name in seen:
@@ -125,7 +133,8 @@ def reproduce(names: List[str], out: Optional[str] = None, quick: bool = False, 
     several = len(specs) > 1 or names == [ALL]
     plans, jobs = [], []
     for s in specs:
-        d = Path(out) / s.name if (several and out) else Path(out) if out else Path("results") / s.name
+        stem = s.name + ("-kernel" if on == "kernel" else "")
+        d = Path(out) / stem if (several and out) else Path(out) if out else Path("results") / stem
         # planned first (a plan can fail: a kernel experiment without root), so that a
         # failed plan leaves no folder behind
         plan, these = _plan(s, d, sensitivity)
@@ -228,10 +237,11 @@ def _write(run: ExperimentRun, variant_rows: List[dict], quick: bool, sensitivit
             pd.DataFrame(variant_rows).to_csv(tmp, index=False)
     exp = spec.experiment
     command = ["pagelab", "reproduce", os.fspath(spec.path) if spec.path.parent != EXPERIMENTS_DIR else spec.name]
-    command += (["--quick"] if quick else []) + (["--sensitivity"] if sensitivity else []) + ["--out", os.fspath(out)]
+    command += (["--quick"] if quick else []) + (["--sensitivity"] if sensitivity else [])
+    command += (["--on", "kernel"] if spec.on == "kernel" else []) + ["--out", os.fspath(out)]
     summary = {
         "experiment": spec.name, "paper": exp["paper"], "title": exp["title"], "description": exp["description"],
-        "quick": quick, "scale": spec.scale, "sensitivity": sensitivity, "points": run.points,
+        "quick": quick, "scale": spec.scale, "sensitivity": sensitivity, "points": run.points, "on": spec.on,
         "seconds": round(seconds, 2), "engine_seconds": round(engine_seconds, 2), "figures": run.figures,
         "tables": tables,
         "claims": jsonable(records), "tally": tally(run.ledger),
