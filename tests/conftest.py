@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -46,3 +47,30 @@ def cli():
 def wide_tables(monkeypatch):
     """Tables are printed 1000 columns wide in every test, in-process and by run_cli."""
     monkeypatch.setenv("COLUMNS", "1000")
+
+
+@pytest.fixture(scope="module")
+def kernel_swap(tmp_path_factory):
+    """Swap for a module of kernel-backend tests (root): what is active, or a 256 MiB
+    file set up here and torn down after the module (its record in a state folder of
+    its own, so that a setup of the machine's own is never touched)."""
+    from pagelab.kernel.host import swap_devices
+    from pagelab.kernel.swapfile import setup_swap, teardown_swap
+
+    if os.geteuid() != 0 or swap_devices():
+        yield None
+        return
+    state = tmp_path_factory.mktemp("state")
+    old = os.environ.get("PAGELAB_STATE_DIR")
+    os.environ["PAGELAB_STATE_DIR"] = str(state)
+    path = Path("/var/tmp") / f"pagelab-test-{os.getpid()}.swap"
+    try:
+        setup_swap("256M", str(path), log=lambda _: None)
+        yield path
+    finally:
+        teardown_swap(log=lambda _: None)
+        if old is None:
+            os.environ.pop("PAGELAB_STATE_DIR", None)
+        else:
+            os.environ["PAGELAB_STATE_DIR"] = old
+        assert not path.exists()

@@ -19,8 +19,7 @@ import pytest
 from pagelab.experiments import calibration as C
 from pagelab.experiments.protocol import EXPERIMENTS_DIR, load_spec, spec_variants
 from pagelab.experiments.runner import reproduce, shipped, simulated
-from pagelab.kernel.host import memory_hierarchy, swap_devices
-from pagelab.kernel.swapfile import setup_swap, teardown_swap
+from pagelab.kernel.host import memory_hierarchy
 from pagelab.outputs.report import build_report
 
 ROOT = os.geteuid() == 0
@@ -56,23 +55,9 @@ def trimmed(tmp: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def swap(tmp_path_factory):
-    if not ROOT or swap_devices():
-        yield None
-        return
-    state = tmp_path_factory.mktemp("state")
-    old = os.environ.get("PAGELAB_STATE_DIR")
-    os.environ["PAGELAB_STATE_DIR"] = str(state)
-    path = Path("/var/tmp") / f"pagelab-calibration-test-{os.getpid()}.swap"
-    try:
-        setup_swap("256M", str(path), log=lambda _: None)
-        yield path
-    finally:
-        teardown_swap(log=lambda _: None)
-        if old is None:
-            os.environ.pop("PAGELAB_STATE_DIR", None)
-        else:
-            os.environ["PAGELAB_STATE_DIR"] = old
+def swap(kernel_swap):
+    """Swap for the module (conftest.py's kernel_swap)."""
+    return kernel_swap
 
 
 def test_the_shipped_file_checks_and_stays_out_of_reproduce_all():

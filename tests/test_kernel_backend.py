@@ -23,9 +23,8 @@ from conftest import Run, assert_user_error
 from pagelab import workload
 from pagelab.kernel.backend import run_kernel
 from pagelab.kernel.cgroups import process_start_time
-from pagelab.kernel.host import memory_hierarchy, swap_devices
+from pagelab.kernel.host import memory_hierarchy
 from pagelab.kernel.runner import find_runner
-from pagelab.kernel.swapfile import setup_swap, teardown_swap
 from pagelab.system import load_config
 
 ROOT = os.geteuid() == 0
@@ -48,25 +47,9 @@ def pagelab_groups():
 
 
 @pytest.fixture(scope="module")
-def swap(tmp_path_factory):
-    """Swap for the module: what is active, or a 256 MiB file set up and torn down here."""
-    if not ROOT or swap_devices():
-        yield None
-        return
-    state = tmp_path_factory.mktemp("state")
-    old = os.environ.get("PAGELAB_STATE_DIR")
-    os.environ["PAGELAB_STATE_DIR"] = str(state)
-    path = Path("/var/tmp") / f"pagelab-test-{os.getpid()}.swap"
-    try:
-        setup_swap("256M", str(path), log=lambda _: None)
-        yield path
-    finally:
-        teardown_swap(log=lambda _: None)
-        if old is None:
-            os.environ.pop("PAGELAB_STATE_DIR", None)
-        else:
-            os.environ["PAGELAB_STATE_DIR"] = old
-        assert not path.exists()
+def swap(kernel_swap):
+    """Swap for the module (conftest.py's kernel_swap)."""
+    return kernel_swap
 
 
 def run_pagelab(*args) -> tuple:

@@ -288,30 +288,26 @@ def _start(p: KernelProcess, procs_file: str, tmp: Path, t0: float, running: Lis
     parent = os.getpid()
     held = {signal.SIGINT, signal.SIGTERM}
 
-    def enter_cgroup():
-        # in the child, before exec: join the process's cgroup (so all of its memory is
-        # charged there from the start), die with pagelab even if pagelab is SIGKILLed
-        # (and at once if it already died), then take signals again
-        with open(procs_file, "w") as f:
-            f.write(str(os.getpid()))
-        if cpus:
-            os.sched_setaffinity(0, cpus)
-        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent:
-            os._exit(1)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+    def child_setup(cgroup_procs: Optional[str], on_cpus) -> Callable[[], None]:
+        """What a child does before exec: join its cgroup (so all of its memory is
+        charged there from the start; None: stay in pagelab's), keep to its CPUs, die
+        with pagelab even if pagelab is SIGKILLed (and at once if it already died), then
+        take signals again."""
+        def setup():
+            if cgroup_procs is not None:
+                with open(cgroup_procs, "w") as f:
+                    f.write(str(os.getpid()))
+            if on_cpus:
+                os.sched_setaffinity(0, on_cpus)
+            _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != parent:
+                os._exit(1)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+        return setup
 
-    def die_with_pagelab():
-        # the generator stays in pagelab's own cgroup: its buffers are not the run's; with
-        # kernel.cpus it runs on the other CPUs, so as not to take the run's
-        if cpus:
-            others = set(range(os.cpu_count() or 1)) - set(cpus)
-            if others:
-                os.sched_setaffinity(0, others)
-        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent:
-            os._exit(1)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+    # the stream's generator stays in pagelab's own cgroup (its buffers are not the
+    # run's) and, with kernel.cpus, runs on the other CPUs, so as not to take the run's
+    generator_cpus = (set(range(os.cpu_count() or 1)) - set(cpus)) if cpus else None
 
     old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
     emitter, emit_err, pipe = None, None, None
@@ -323,14 +319,14 @@ def _start(p: KernelProcess, procs_file: str, tmp: Path, t0: float, running: Lis
             with open(emit_err, "wb") as fe:
                 try:
                     emitter = subprocess.Popen(p.emit_argv, stdin=subprocess.DEVNULL, stdout=pipe[1], stderr=fe,
-                                               preexec_fn=die_with_pagelab, start_new_session=True)
+                                               preexec_fn=child_setup(None, generator_cpus), start_new_session=True)
                 except (OSError, subprocess.SubprocessError) as err_:
                     raise PagelabError(f"process '{p.name}': cannot start {p.emit_argv[0]}: {err_}") from None
             os.close(pipe[1])
         with open(out, "wb") as fo, open(err, "wb") as fe:
             try:
                 popen = subprocess.Popen(p.argv, stdin=pipe[0] if pipe else subprocess.DEVNULL, stdout=fo, stderr=fe,
-                                         preexec_fn=enter_cgroup, start_new_session=True)
+                                         preexec_fn=child_setup(procs_file, cpus), start_new_session=True)
             except (OSError, subprocess.SubprocessError) as err_:
                 if emitter is not None:
                     _kill(emitter)
