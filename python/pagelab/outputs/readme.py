@@ -40,11 +40,14 @@ def experiment_markdown(d: Path, readme_dir: Path, figures_dir: Path) -> List[st
     info = run.get("pagelab") or {}
     tally = s.get("tally") or {}
     counts = ", ".join(f"{n} {v}" for v, n in tally.items() if n) or "no claims"
-    out = [f"### {s.get('paper')}: {s.get('title')}", ""]
+    kernel = s.get("on") == "kernel"
+    out = [f"### {s.get('paper')}: {s.get('title')}" + (", on this machine's kernel" if kernel else ""), ""]
     if s.get("description"):
         out += [s["description"], ""]
+    runs = (f"{s.get('points', '?')} runs as real processes on the kernel" if kernel
+            else f"{s.get('points', '?')} engine runs")
     out += [f"`{run.get('command', 'pagelab reproduce ' + str(s.get('experiment')))}`: "
-            f"{'quick (scaled-down) sizes' if s.get('quick') else 'full sizes'}, {s.get('points', '?')} engine runs, "
+            f"{'quick (scaled-down) sizes' if s.get('quick') else 'full sizes'}, {runs}, "
             f"{s.get('seconds', '?')} s on 2 cores, {run.get('date', 'date not recorded')}, pagelab "
             f"{info.get('pagelab', '?')} (engine {info.get('engine', '?')}) at commit {str(info.get('commit', '?'))[:12]}. "
             f"Claims: **{counts}**.", ""]
@@ -72,7 +75,8 @@ def experiment_markdown(d: Path, readme_dir: Path, figures_dir: Path) -> List[st
         src = d / rel
         if shown >= FIGURES or not src.is_file():
             continue
-        target = figures_dir / str(s.get("experiment")) / Path(rel).name
+        # by the run's folder: a kernel run's figures beside the simulator's, not over them
+        target = figures_dir / d.name / Path(rel).name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, target)
         out += [f"![{Path(rel).stem}]({os.path.relpath(target, readme_dir)})", ""]
