@@ -169,7 +169,7 @@ def cmd_workload_emit(args) -> int:
 
 def cmd_replay(args) -> int:
     source = source_from_args(args)
-    policies = [p.strip() for p in args.policy.split(",") if p.strip()]
+    policies = api.split_policies(args.policy)
     if not policies:
         raise UsageError(f"--policy: expected a comma-separated list of: {', '.join(api.policies())}")
     frames = parse_int_list(args.frames, "--frames")
