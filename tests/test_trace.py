@@ -1,6 +1,7 @@
 """Trace formats end to end: info, convert round trips, capture under Valgrind."""
 
 import json
+import os
 import shutil
 
 import numpy as np
@@ -98,3 +99,54 @@ def test_capture_real_program(tmp_path):
     assert info["distinct_pages"] > 10
     r = run_cli("replay", "--trace", out, "--frames", "4,16", "--policy", "lru,opt")
     assert r.code == 0, r.err
+
+
+#: a tiny lackey stream (Valgrind's own lines, instruction fetches, a load, a store, a
+#: modify spanning two pages) for `trace capture` through a stand-in for valgrind
+LACKEY = ("==7== Lackey, an example Valgrind tool\n"
+          "I  00001000,3\n L 00002000,8\nI  00001003,2\n S 00002008,4\n M 00003ffc,8\nI  00005000,4\n")
+
+
+@pytest.fixture
+def fake_valgrind(tmp_path):
+    """A `valgrind` on PATH that writes LACKEY to the --log-fd it is given."""
+    import sys
+
+    fixture = tmp_path / "fixture.lackey"
+    fixture.write_text(LACKEY)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "valgrind"
+    script.write_text(f"#!{sys.executable}\n"
+                      "import os, sys\n"
+                      "fd = int(next(a for a in sys.argv[1:] if a.startswith('--log-fd=')).split('=')[1])\n"
+                      f"os.write(fd, open({str(fixture)!r}, 'rb').read())\n")
+    script.chmod(0o755)
+    return {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
+
+
+@pytest.mark.parametrize("data_only", [False, True])
+def test_capture_data_only_from_a_lackey_fixture(tmp_path, fake_valgrind, data_only):
+    """`trace capture --data-only` drops lackey's instruction fetches (I lines) while
+    parsing: the load, the store and the modify's two pages remain (issue 22)."""
+    out = tmp_path / "t.plt"
+    flag = ["--data-only"] if data_only else []
+    r = run_cli("trace", "capture", "-o", out, *flag, "--", "/bin/true", env=fake_valgrind)
+    assert r.code == 0, r.err
+    info = pagelab.Trace.open(out).info()
+    assert (info["reads"], info["writes"]) == (1, 3)
+    assert info["instructions"] == (0 if data_only else 3)
+    assert ("4 data references" if data_only else "7 references") in r.out
+    assert records(pagelab.Trace.open(out))[-1] == ((0, 4, "write", 1) if data_only else (0, 5, "instruction", 1))
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind not installed")
+def test_capture_real_program_data_only(tmp_path):
+    out = tmp_path / "true-data.plt"
+    r = run_cli("trace", "capture", "--data-only", "-o", out, "--", "/bin/true", timeout=600)
+    assert r.code == 0, r.err
+    info = pagelab.Trace.open(out).info()
+    assert info["instructions"] == 0
+    assert info["reads"] > 1000 and info["writes"] > 100
+    assert "data references" in r.out
+

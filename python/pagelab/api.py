@@ -182,6 +182,23 @@ def policies() -> list:
     return list(_core.policies())
 
 
+def split_policies(text: str) -> list:
+    """The policies of a comma-separated list, as ``--policy`` takes them. Last-dynamic's
+    parameter may hold a comma of its own (``last-dynamic:60,censored``): a piece that is
+    not a policy's name continues a ``last-dynamic:`` before it."""
+    known = set(policies())
+    out: list = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        name = piece.split(":", 1)[0].strip().lower()
+        if out and name not in known and out[-1].lower().startswith("last-dynamic:"):
+            out[-1] += "," + piece
+        else:
+            out.append(piece)
+    return out
+
+
 def as_source(source) -> Source:
     """Accepts a Source, or a path to a trace file."""
     if isinstance(source, Source):

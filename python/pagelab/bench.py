@@ -79,7 +79,7 @@ def run_bench(args) -> int:
         raise UsageError(f"--alpha: expected a number, got '{args.alpha}'") from None
     frames = parse_int(args.frames, "--frames") if args.frames else max(1, pages // 10)
     repeat = parse_int(args.repeat, "--repeat")
-    policies = [p.strip() for p in (args.policy or "lru,clock,fifo,random,opt").split(",") if p.strip()]
+    policies = api.split_policies(args.policy or "lru,clock,fifo,random,opt")
     rows, out = [], {"refs": refs, "pages": pages, "alpha": alpha, "frames": frames, "results": {}}
     with tempfile.TemporaryDirectory(prefix="pagelab-bench-") as tmp:
         path = Path(tmp) / "zipf.plt"

@@ -135,8 +135,9 @@ def cmd_trace_capture(args) -> int:
     page_size = parse_int(args.page_size, "--page-size") if args.page_size else 4096
     with progress_bar(args, "capturing") as bar:
         stats = capture(program, args.output, page_size=page_size,
-                        compress=True if args.compress else None, progress=bar)
-    print(f"wrote {args.output}: {stats['references']:,} references in {stats['records']:,} records, "
+                        compress=True if args.compress else None, progress=bar, data_only=args.data_only)
+    what = "data references" if args.data_only else "references"
+    print(f"wrote {args.output}: {stats['references']:,} {what} in {stats['records']:,} records, "
           f"{stats['distinct_pages']:,} distinct pages of {page_size} B (from {stats['lines']:,} lackey lines)")
     if stats["exit_status"] != 0:
         print(f"pagelab: warning: {program[0]} exited with status {stats['exit_status']}; "
@@ -169,7 +170,7 @@ def cmd_workload_emit(args) -> int:
 
 def cmd_replay(args) -> int:
     source = source_from_args(args)
-    policies = [p.strip() for p in args.policy.split(",") if p.strip()]
+    policies = api.split_policies(args.policy)
     if not policies:
         raise UsageError(f"--policy: expected a comma-separated list of: {', '.join(api.policies())}")
     frames = parse_int_list(args.frames, "--frames")
@@ -466,6 +467,8 @@ def build_parser() -> argparse.ArgumentParser:
     cap.add_argument("-o", "--output", required=True, help="output trace (.plt or .plt.zst)")
     cap.add_argument("--page-size", help="page size in bytes (default 4096)")
     cap.add_argument("--compress", action="store_true", help="zstd-compress the output")
+    cap.add_argument("--data-only", action="store_true",
+                     help="leave out instruction fetches (lackey's I lines): loads, stores and modifies only")
     cap.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS...")
     cap.set_defaults(func=cmd_trace_capture)
 

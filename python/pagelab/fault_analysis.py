@@ -5,8 +5,9 @@ For a page between its i-th and (i+1)-th fault under a replacement policy at a f
 memory size: L (lifetime) from the fault to the last access before the eviction, D (dead
 time) from that last access to the eviction, W (window) from the eviction to the next
 fault, R = D + W (reuse), F = L + D + W (fault distance). Each in two units: ``_refs``,
-records of the stream (page touches: consecutive references to one page are one record),
-and ``_faults``, faults to other pages (the global fault counter G2 of section 5.1, the
+memory references (a record of consecutive references to one page counts its repeats:
+a trace with every reference written out gives the same numbers), and ``_faults``,
+faults to other pages (the global fault counter G2 of section 5.1, the
 page's own faults left out). The engine replays the stream with the same victims as
 ``pagelab.replay`` and returns one row per residency; this module turns the rows into a
 DataFrame and the figures' series.
@@ -34,8 +35,10 @@ def fault_parameters(source, policy: str = "lru", frames: Optional[int] = None, 
     """One row per residency of ``source`` under ``policy`` on ``frames`` frames: page (the
     dense id of the (process, page) pair), pid, vpage, fault_record and fault_count (the
     record index of the fault and the global fault count including it), L, D, W, R, F in
-    both units (``L_refs`` ... ``F_faults``) and ``finished`` (False: the page was still
-    resident at the end, so its L and D run up to the end only). W, R and F are missing
+    both units (``L_refs`` ... ``F_faults``), ``finished`` (False: the page was still
+    resident at the end, so its L and D run up to the end only, or it was given back by a
+    free record) and ``freed`` (the residency ended with a free, not an eviction: L and D
+    run up to the free). W, R and F are missing
     (<NA>) when the page never faulted again. Rows are in the order of their faults.
 
     ``df.attrs`` holds policy, frames, records, references, faults, compulsory_faults,
@@ -68,6 +71,7 @@ def fault_parameters(source, policy: str = "lru", frames: Optional[int] = None, 
                 missing = values == _MISSING
                 data[f"{p}_{unit}"] = pd.arrays.IntegerArray(np.where(missing, 0, values).astype(np.int64), missing)
     data["finished"] = (flags & 1) != 0
+    data["freed"] = (flags & 4) != 0
     df = pd.DataFrame(data)
     df.attrs.update({k: raw[k] for k in ("policy", "frames", "records", "references", "faults",
                                           "compulsory_faults", "distinct_pages")})

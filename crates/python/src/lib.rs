@@ -170,9 +170,11 @@ fn convert(
 }
 
 /// Reads Valgrind lackey output from the file descriptor `fd` (a pipe from a running
-/// valgrind; this function takes ownership and closes it) and writes a pagelab trace.
+/// valgrind; this function takes ownership and closes it) and writes a pagelab trace;
+/// with `data_only`, without the instruction fetches.
 #[pyfunction]
-#[pyo3(signature = (fd, input_name, out, page_size, compress=false, progress=None))]
+#[pyo3(signature = (fd, input_name, out, page_size, compress=false, progress=None, data_only=false))]
+#[allow(clippy::too_many_arguments)]
 fn capture_lackey_fd(
     py: Python<'_>,
     fd: i32,
@@ -181,13 +183,14 @@ fn capture_lackey_fd(
     page_size: u64,
     compress: bool,
     progress: Option<PyObject>,
+    data_only: bool,
 ) -> PyResult<PyObject> {
     use std::os::fd::FromRawFd;
     // SAFETY: the caller hands over an open descriptor it no longer uses.
     let file = unsafe { std::fs::File::from_raw_fd(fd) };
     let mut hook = progress_hook(progress);
     let stats = py
-        .allow_threads(|| trace::capture_lackey(file, &input_name, &out, page_size, compress, &mut hook))
+        .allow_threads(|| trace::capture_lackey(file, &input_name, &out, page_size, compress, data_only, &mut hook))
         .map_err(to_py)?;
     let d = PyDict::new(py);
     d.set_item("lines", stats.lines)?;
@@ -283,9 +286,9 @@ fn mrc(py: Python<'_>, source: &Bound<'_, PyDict>, progress: Option<PyObject>) -
 /// (predictive-replacement.txt Figure 1): {"policy", "frames", "records", "references",
 /// "faults", "compulsory_faults", "distinct_pages", "columns": {name: bytes of
 /// little-endian u64}}. Columns: the engine's stamps (page, pid, vpage, fault_record,
-/// fault_faults, last_record, last_faults, evict_record, evict_faults,
-/// next_fault_record, next_fault_faults, flags) and the parameters L_refs ... F_faults,
-/// u64::MAX where undefined.
+/// fault_ref, fault_faults, last_record, last_ref, last_faults, evict_record, evict_ref,
+/// evict_faults, next_fault_record, next_fault_ref, next_fault_faults, flags) and the
+/// parameters L_refs ... F_faults, u64::MAX where undefined.
 #[pyfunction]
 #[pyo3(signature = (source, policy, frames, seed=0, progress=None))]
 fn fault_parameters(
@@ -327,12 +330,16 @@ fn fault_parameters(
         ("pid", &mut fp.pid),
         ("vpage", &mut fp.vpage),
         ("fault_record", &mut fp.fault_record),
+        ("fault_ref", &mut fp.fault_ref),
         ("fault_faults", &mut fp.fault_faults),
         ("last_record", &mut fp.last_record),
+        ("last_ref", &mut fp.last_ref),
         ("last_faults", &mut fp.last_faults),
         ("evict_record", &mut fp.evict_record),
+        ("evict_ref", &mut fp.evict_ref),
         ("evict_faults", &mut fp.evict_faults),
         ("next_fault_record", &mut fp.next_fault_record),
+        ("next_fault_ref", &mut fp.next_fault_ref),
         ("next_fault_faults", &mut fp.next_fault_faults),
         ("flags", &mut fp.flags),
     ] {

@@ -21,7 +21,13 @@ configurations after the fact (the best Last-dynamic threshold, the best predict
 policy). Those measures are given as the paper states them, and also without hindsight:
 at a fixed default (``setup.default_threshold``, ``setup.default_k``, fixed before any
 run) and at the configuration that is best on the other eleven programs
-(leave-one-program-out, by the geometric mean of the faults normalised to LRU's).
+(leave-one-program-out, by the geometric mean of the faults normalised to LRU's); the
+ledger has a claim for each reading (``-fixed``, ``-loo``).
+
+Last-dynamic runs with the paper's rule (section 5.1: only Ldiff of the measured
+lifetimes); at the default threshold it also runs with the two rules that are not the
+paper's (``setup.dynamic_rules``: a residency cut short is a failed prediction; every
+Dead-List eviction is, pagelab 0.1's), for comparison in table.csv and the views.
 """
 
 from __future__ import annotations
@@ -93,8 +99,11 @@ SETUP = Table({
     "default_threshold": Field(Int(min=0), doc="the fixed Last-dynamic threshold of the measures without hindsight "
                                                "(one of thresholds)"),
     "default_k": Field(Int(), doc="the fixed Last-static k of the measures without hindsight (one of static_k)"),
-    "dynamic_tolerance_pct": Field(Number(min=0), 2.0, "check of the model: the best Last-dynamic within this "
-                                                       "share of LRU's faults"),
+    "dynamic_rules": Field(List_(Str(choices=("censored", "ended-fails"))), [],
+                           "Last-dynamic's other rules (not the paper's), run at the default threshold for "
+                           "comparison"),
+    "dynamic_tolerance_pct": Field(Number(min=0), 2.0, "reported, not a check (since issue 22): the best "
+                                                       "Last-dynamic within this share of LRU's faults"),
     "characterize": Field(List_(Str()), [], "figures 2-12: programs (names) whose fault parameters under LRU "
                                             "are analysed"),
     "size_scale": Field(Number(above=0, max=8), 1.0, "program sizes: the footprint's factor (see program.size)"),
@@ -127,6 +136,10 @@ MEASURES = {
     "best_threshold": "the Last-dynamic threshold with the fewest faults (ties: the smallest), per program",
     "threshold_gap_log10": "mean log10(1 + best threshold) where Last-static beats LRU minus where it does not",
     "adaptive_over_static": "Last-dynamic at its best threshold / Last-static at its best k, per program",
+    "adaptive_over_static_default": "Last-dynamic at the default threshold / Last-static at the default k, per "
+                                    "program",
+    "adaptive_over_static_loo": "Last-dynamic at the leave-one-out threshold / Last-static at the leave-one-out k, "
+                                "per program",
     "dead_list_share_gap_pct": "share of victims the Dead-List chose under the best Last-dynamic minus the least "
                                "share under a Last-static variant, percentage points, per program",
     "predictive_best_norm": "the best prediction-based policy (any k or threshold, after the fact), faults / "
@@ -150,6 +163,10 @@ MEASURES = {
     "over_eelru_loo_pct": "fewer faults than EELRU with the leave-one-out prediction-based policy, %, per program",
     "over_eelru_mean_default_pct": "mean of over_eelru_default_pct, %",
     "over_eelru_mean_loo_pct": "mean of over_eelru_loo_pct, %",
+    "over_eelru_mean_but_dramatic_default_pct": "over_eelru_mean_but_dramatic_pct at the default threshold, %",
+    "over_eelru_mean_but_dramatic_loo_pct": "over_eelru_mean_but_dramatic_pct with the leave-one-out policy, %",
+    "over_eelru_max_default_pct": "largest over_eelru_default_pct, %",
+    "over_eelru_max_loo_pct": "largest over_eelru_loo_pct, %",
     "once_touched_gap_pct": "share of pages faulted only once (a single residency) under LRU: mean over the "
                             "programs the paper names (IS, GZIP) minus mean over the others, percentage points",
     # figure 16 (timed system)
@@ -162,9 +179,11 @@ MEASURES = {
     "dp_norm": "DP-Approx (a = timed_a) faults / LRU's, per program",
     "dp_norm_paper_better": "the same for the programs where the paper has DP-Approx beat LRU",
     "dp_a_spread_pct": "DP-Approx's faults over the weights a: (max - min) / min, %, per program",
-    "dp_under_or_cut_pct": "DP-Approx's (a = timed_a) ended predictions that were under-predictions or cut short "
-                           "at the predicted death, %, per program",
-    "dp_over_pct": "DP-Approx's (a = timed_a) ended predictions that were over-predictions, %, per program",
+    "dp_under_pct": "DP-Approx's (a = timed_a) predictions judged at the page's next fault that were "
+                    "under-predictions (evicted by the Dead-List and back while LRU would still hold the page, or "
+                    "used past the predicted death), %, per program",
+    "dp_over_pct": "DP-Approx's (a = timed_a) judged predictions that were over-predictions (LRU replaced the page "
+                   "before its predicted death), %, per program",
     "dp_over_gap_pct": "mean dp_over_pct where DP-Approx beats LRU minus where it does not, percentage points",
     # figures 2-12 (fault parameters under LRU)
     "dead_below_half_refs_pct": "replaced pages with D/(L+D) < 0.5, distances in references, %, per program "
@@ -202,6 +221,7 @@ def _labels(setup: dict) -> Dict[str, List[str]]:
         "static": [f"last-static:{k}" for k in setup["static_k"]],
         "dynamic": [f"last-dynamic:{t}" for t in setup["thresholds"]],
         "dp": [f"dp-approx:{float(a)}" for a in setup["dp_a"]],
+        "rules": [f"last-dynamic:{setup['default_threshold']},{r}" for r in setup["dynamic_rules"]],
     }
 
 
@@ -346,14 +366,19 @@ def dead_list_share(row: dict) -> float:
     return dead / (dead + lru) if dead + lru else 0.0
 
 
-PREDICTION_KINDS = ("under", "over", "exact", "cut_short")
+PREDICTION_KINDS = ("under", "over", "correct")
 
 
 def prediction_shares(row: dict) -> Dict[str, Optional[float]]:
-    """Figures 17-18 (b): how the ended predictions ended, as shares (None without any)."""
+    """Figures 17-18 (b): how the predictions judged at the page's next fault came out
+    (under, over, correct), as shares of the judged ones, and the share of all
+    predictions left unjudged at the end of the stream (censored); None without any."""
     counts = {k: row.get(f"{k}_predictions", 0) or 0 for k in PREDICTION_KINDS}
-    done = sum(counts.values())
-    return {k: (v / done if done else None) for k, v in counts.items()}
+    judged = sum(counts.values())
+    out = {k: (v / judged if judged else None) for k, v in counts.items()}
+    censored = row.get("censored_predictions", 0) or 0
+    out["censored"] = censored / (judged + censored) if judged + censored else None
+    return out
 
 
 def share_pct(values, test) -> Optional[float]:
@@ -483,6 +508,7 @@ def _per_program(spec: Spec, results: Results) -> List[dict]:
         prog["static"] = {k: prog["norm"][p] for k, p in zip(setup["static_k"], roles["static"])}
         prog["dynamic"] = {t: prog["norm"][p] for t, p in zip(setup["thresholds"], roles["dynamic"])}
         prog["dp"] = {float(a): prog["norm"][p] for a, p in zip(setup["dp_a"], roles["dp"])}
+        prog["rules"] = {r: prog["norm"][p] for r, p in zip(setup["dynamic_rules"], roles["rules"])}
         timed = {}
         for key in ("clock", "dp"):
             raw = results.full(f"{name} | timed {key}")
@@ -537,7 +563,9 @@ def analyse(spec: Spec, results: Results) -> Analysis:
     static_good = [n for n in names if m["static_beats_lru"][n]]
     m["threshold_gap_log10"] = _gap({n: math.log10(1 + best_t[n]) for n in names}, static_good)
     m["adaptive_over_static"] = {n: m["dynamic_best_norm"][n] / m["static_best_norm"][n] for n in names}
-    shares = {n: {p: dead_list_share(by[n]["rows"][p]) for p in predictive} for n in names}
+    m["adaptive_over_static_default"] = {n: m["dynamic_default_norm"][n] / m["static_default_norm"][n] for n in names}
+    m["adaptive_over_static_loo"] = {n: m["dynamic_loo_norm"][n] / m["static_loo_norm"][n] for n in names}
+    shares = {n: {p: dead_list_share(by[n]["rows"][p]) for p in predictive + roles["rules"]} for n in names}
     m["dead_list_share_gap_pct"] = {
         n: 100.0 * (shares[n][f"last-dynamic:{best_t[n]}"] - min(shares[n][p] for p in roles["static"]))
         for n in names}
@@ -566,8 +594,12 @@ def analyse(spec: Spec, results: Results) -> Analysis:
     m["over_eelru_max_pct"] = _max_of(m["over_eelru_pct"].values())
     m["over_eelru_default_pct"] = over({n: f"last-dynamic:{t0}" for n in names})
     m["over_eelru_loo_pct"] = over(loo_p)
-    m["over_eelru_mean_default_pct"] = _mean_of(m["over_eelru_default_pct"].values())
-    m["over_eelru_mean_loo_pct"] = _mean_of(m["over_eelru_loo_pct"].values())
+    for suffix in ("default", "loo"):
+        values = m[f"over_eelru_{suffix}_pct"]
+        m[f"over_eelru_mean_{suffix}_pct"] = _mean_of(values.values())
+        m[f"over_eelru_mean_but_dramatic_{suffix}_pct"] = _mean_of(
+            v for n, v in values.items() if not paper[n]["eelru_dramatically_better"])
+        m[f"over_eelru_max_{suffix}_pct"] = _max_of(values.values())
     chars = {n: by[n]["chars"] for n in names if by[n]["chars"] is not None}
     m["once_touched_gap_pct"] = _gap({n: c["touched_once"] for n, c in chars.items()},
                                      [n for n in names if paper[n]["used_once"]])
@@ -587,8 +619,8 @@ def analyse(spec: Spec, results: Results) -> Analysis:
     m["dp_norm_paper_better"] = {n: m["dp_norm"][n] for n in names if paper[n]["dp_beats_lru"]}
     m["dp_a_spread_pct"] = {n: 100.0 * (max(by[n]["dp"].values()) - min(by[n]["dp"].values()))
                             / min(by[n]["dp"].values()) for n in names}
-    m["dp_under_or_cut_pct"] = table_of(
-        [(n, None if a["under"] is None else 100.0 * (a["under"] + a["cut_short"])) for n, a in accuracy.items()])
+    m["dp_under_pct"] = table_of([(n, None if a["under"] is None else 100.0 * a["under"])
+                                  for n, a in accuracy.items()])
     m["dp_over_pct"] = table_of([(n, None if a["over"] is None else 100.0 * a["over"]) for n, a in accuracy.items()])
     m["dp_over_gap_pct"] = _gap(m["dp_over_pct"], [n for n in names if m["dp_norm"][n] < 1.0])
 
@@ -633,10 +665,17 @@ def analyse(spec: Spec, results: Results) -> Analysis:
             row[f"last-dynamic:{t}"] = p["dynamic"][t]
         for a in setup["dp_a"]:
             row[f"dp-approx:{float(a)}"] = p["dp"][float(a)]
+        for r, q in zip(setup["dynamic_rules"], roles["rules"]):
+            row[q] = p["rules"][r]
         row.update({
-            "best_k": best_k[n], "loo_k": loo_k[n], "best_threshold": best_t[n], "paper_threshold": e["paper"].get(
+            "best_k": best_k[n], "loo_k": loo_k[n], "best_static": m["static_best_norm"][n],
+            "default_static": m["static_default_norm"][n], "loo_static": m["static_loo_norm"][n],
+            "best_threshold": best_t[n], "paper_threshold": e["paper"].get(
                 "threshold"), "loo_threshold": loo_t[n], "best_dynamic": m["dynamic_best_norm"][n],
             "default_dynamic": m["dynamic_default_norm"][n], "loo_dynamic": m["dynamic_loo_norm"][n],
+            "adaptive_over_static": m["adaptive_over_static"][n],
+            "adaptive_over_static_default": m["adaptive_over_static_default"][n],
+            "adaptive_over_static_loo": m["adaptive_over_static_loo"][n],
             "best_predictive": best_p[n], "best_predictive_norm": m["predictive_best_norm"][n],
             "loo_predictive": loo_p[n], "loo_predictive_norm": m["predictive_loo_norm"][n],
             "over_eelru_pct": m["over_eelru_pct"].get(n), "over_eelru_default_pct": m["over_eelru_default_pct"].get(n),
@@ -644,7 +683,7 @@ def analyse(spec: Spec, results: Results) -> Analysis:
             "paper_over_eelru_pct": e["paper"].get("over_eelru_pct"),
             "static_beats_lru": bool(m["static_beats_lru"][n]), "paper_static_beats_lru": e["paper"].get(
                 "static_beats_lru")})
-        for q in roles["static"] + [f"last-dynamic:{best_t[n]}"]:
+        for q in roles["static"] + [f"last-dynamic:{best_t[n]}", f"last-dynamic:{t0}"] + roles["rules"]:
             row[f"dead_list_share {q}"] = shares[n][q]
         row["dead_list_share best dynamic"] = shares[n][f"last-dynamic:{best_t[n]}"]
         for kind, share in accuracy[n].items():
@@ -678,22 +717,36 @@ def analyse(spec: Spec, results: Results) -> Analysis:
           f"{fmt_pct(m['over_eelru_pct'].get(n))} [{_pct_or(paper[n].get('over_eelru_pct'), 'EELRU better')}]",
           fmt_pct(m["timed_reduction_pct"].get(n))] for n in names], readme=True)]
     views.append(View(
-        "Without hindsight: the best configuration per program (as the paper), a fixed default, and the one best "
-        "on the other programs (leave-one-out)",
-        ["program", "dyn best (thr)", f"dyn at {t0}", "dyn leave-one-out (thr)", "pred best", "pred leave-one-out",
-         "vs EELRU: best", f"dyn at {t0}", "leave-one-out"],
-        [[n, f"{m['dynamic_best_norm'][n]:.2f} ({best_t[n]})", f"{m['dynamic_default_norm'][n]:.2f}",
+        f"Without hindsight: faults / LRU's at the best configuration per program (after the fact, as the paper), "
+        f"at a fixed default (Last-static k = {k0}, Last-dynamic threshold {t0}) and at the one best on the other "
+        "programs (leave-one-out); fewer faults than EELRU the same three ways",
+        ["program", "st best (k)", f"st {k0}", "st loo (k)", "dyn best (thr)", f"dyn {t0}", "dyn loo (thr)",
+         "pred best", "pred loo", "vs EELRU: best", f"dyn {t0}", "loo"],
+        [[n, f"{m['static_best_norm'][n]:.2f} ({best_k[n]})", f"{m['static_default_norm'][n]:.2f}",
+          f"{m['static_loo_norm'][n]:.2f} ({loo_k[n]})",
+          f"{m['dynamic_best_norm'][n]:.2f} ({best_t[n]})", f"{m['dynamic_default_norm'][n]:.2f}",
           f"{m['dynamic_loo_norm'][n]:.2f} ({loo_t[n]})", f"{m['predictive_best_norm'][n]:.2f} ({_short(best_p[n])})",
           f"{m['predictive_loo_norm'][n]:.2f} ({_short(loo_p[n])})", fmt_pct(m["over_eelru_pct"].get(n)),
-          fmt_pct(m["over_eelru_default_pct"].get(n)), fmt_pct(m["over_eelru_loo_pct"].get(n))] for n in names]))
+          fmt_pct(m["over_eelru_default_pct"].get(n)), fmt_pct(m["over_eelru_loo_pct"].get(n))] for n in names],
+        readme=True))
+    if roles["rules"]:
+        views.append(View(
+            f"Last-dynamic at threshold {t0}: the paper's rule (a residency the Dead-List ended is measured like any "
+            "other) against the rules that are not the paper's; faults / LRU's and the share of victims the Dead-List "
+            "chose",
+            ["program", "paper", *setup["dynamic_rules"], "Dead-List share: paper",
+             *[f"{r}" for r in setup["dynamic_rules"]]],
+            [[n, f"{m['dynamic_default_norm'][n]:.2f}", *[f"{by[n]['rules'][r]:.2f}" for r in setup["dynamic_rules"]],
+              fmt_pct(100 * shares[n][f"last-dynamic:{t0}"]), *[fmt_pct(100 * shares[n][q]) for q in roles["rules"]]]
+             for n in names]))
     views.append(View(
-        f"Figures 16-18: DP-Approx (replay faults / LRU's for each a; how its predictions ended at a = {ta:g}; "
-        "the timed system's page faults)",
-        ["program", *[f"a = {float(a):g}" for a in setup["dp_a"]], "cut short", "under", "over", "exact",
+        f"Figures 16-18: DP-Approx (replay faults / LRU's for each a; at a = {ta:g} how its predictions came out, "
+        "judged at the page's next fault, and the share left unjudged at the end; the timed system's page faults)",
+        ["program", *[f"a = {float(a):g}" for a in setup["dp_a"]], "under", "over", "correct", "censored",
          "CLOCK faults", "with DP-Approx", "fewer"],
         [[n, *[f"{by[n]['dp'][float(a)]:.2f}" for a in setup["dp_a"]],
           *[fmt_pct(None if accuracy[n][k] is None else 100 * accuracy[n][k]) for k in
-            ("cut_short", "under", "over", "exact")],
+            ("under", "over", "correct", "censored")],
           f"{by[n]['timed']['clock']['faults']:,}", f"{by[n]['timed']['dp']['faults']:,}",
           fmt_pct(m["timed_reduction_pct"].get(n))] for n in names]))
     if chars:
@@ -740,9 +793,13 @@ def _short(label: str) -> str:
 
 
 def acceptance(table, tolerance_pct: float) -> dict:
-    """Checks of the model (not the paper's claims): OPT lower-bounds every policy; the
-    best Last-dynamic threshold stays within ``tolerance_pct`` of LRU; EELRU beats LRU on
-    the loop-dominated programs."""
+    """Checks of the model (not the paper's claims): OPT lower-bounds every policy; EELRU
+    beats LRU on the loop-dominated programs. Also reported, not a check of the model
+    since issue 22: whether the best Last-dynamic threshold stays within ``tolerance_pct``
+    of LRU. Under pagelab 0.1's rule (every Dead-List eviction a failed prediction) its
+    most conservative threshold could not go far from LRU; under the paper's rule a page
+    whose predicted lifetime reaches 0 is evicted at the next fault, measures L = 0 again
+    and stays predicted dead (Ldiff = 0), at any threshold."""
     opt_bad = [r["program"] for _, r in table.iterrows() if not r["opt_bounds_all"]]
     dyn_bad = [r["program"] for _, r in table.iterrows() if r["best_dynamic"] > 1 + tolerance_pct / 100]
     loops = table[table["loop_dominated"]]
@@ -750,7 +807,7 @@ def acceptance(table, tolerance_pct: float) -> dict:
     return {"opt_lower_bound": not opt_bad, "opt_violations": opt_bad,
             "dynamic_within_tolerance": not dyn_bad, "dynamic_violations": dyn_bad,
             "eelru_beats_lru_on_loops": bool(len(loops)) and not eelru_bad, "eelru_violations": eelru_bad,
-            "met": not opt_bad and not dyn_bad and bool(len(loops)) and not eelru_bad}
+            "met": not opt_bad and bool(len(loops)) and not eelru_bad}
 
 
 def acceptance_line(acc: dict) -> str:
@@ -758,9 +815,10 @@ def acceptance_line(acc: dict) -> str:
         return "yes" if ok else f"no ({', '.join(bad) or 'no such program'})"
 
     return (f"model checks {'met' if acc['met'] else 'NOT met'}: OPT lower-bounds every policy: "
-            f"{yes(acc['opt_lower_bound'], acc['opt_violations'])}; best Last-dynamic within tolerance of LRU: "
-            f"{yes(acc['dynamic_within_tolerance'], acc['dynamic_violations'])}; EELRU beats LRU on loop-dominated "
-            f"programs: {yes(acc['eelru_beats_lru_on_loops'], acc['eelru_violations'])}")
+            f"{yes(acc['opt_lower_bound'], acc['opt_violations'])}; EELRU beats LRU on loop-dominated "
+            f"programs: {yes(acc['eelru_beats_lru_on_loops'], acc['eelru_violations'])}; (a finding, not a check) "
+            f"the best Last-dynamic within tolerance of LRU: "
+            f"{yes(acc['dynamic_within_tolerance'], acc['dynamic_violations'])}")
 
 
 # ---------------------------------------------------------------- the figures
@@ -820,10 +878,10 @@ def figures(spec: Spec, analysis: Analysis, results: Results, out: Path) -> List
     dp = f"dp-approx:{float(setup['timed_a'])}"
     fig18 = [{"program": r["paper_name"], "policy": name, "value": r[f"{dp} {kind}"] or 0.0}
              for _, r in table.iterrows()
-             for kind, name in (("cut_short", "evicted at its predicted death"), ("under", "used past it"),
-                                ("over", "died earlier"), ("exact", "exact"))]
-    bars(fig18, "fig18-dp-approx-accuracy.png", value="value", ylabel="share of predictions (%)",
-         title=f"Figures 17-18 (b): how DP-Approx's predictions ended (a = {float(setup['timed_a']):g})",
+             for kind, name in (("under", "under-predicted"), ("over", "over-predicted"), ("correct", "correct"))]
+    bars(fig18, "fig18-dp-approx-accuracy.png", value="value", ylabel="share of judged predictions (%)",
+         title=f"Figures 17-18 (b): DP-Approx's predictions judged at the page's next fault "
+               f"(a = {float(setup['timed_a']):g})",
          percent=True)
 
     # figures 2-12: residency tables under LRU, NPB and SPEC apart

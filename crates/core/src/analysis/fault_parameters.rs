@@ -13,9 +13,11 @@
 //! possible (G1 counts references, G2 faults; per page, C1..C4 hold the G1 and G2 stamps
 //! of its last access and of its last fault):
 //!
-//! - **references**: record indices in the stream. A record is one page touch
-//!   (consecutive references to the same page are folded into one record by the trace
-//!   formats), so references here are page touches;
+//! - **references**: memory references, each one counted (G1). The trace formats fold
+//!   consecutive references by one process to one page into one record with a repeat
+//!   count; a record of repeat r is r references, the first of them the one that may
+//!   fault and the last the page's last access, so a trace with its repeats written out
+//!   (one record per reference) gives the same distances as the folded one;
 //! - **faults to other pages**: differences of the global fault counter G2, not counting
 //!   the page's own faults.
 //!
@@ -36,6 +38,9 @@ use crate::{Error, Result};
 pub const FINISHED: u64 = 1;
 /// `flags` bit: the page faulted again after this residency (W, R, F are defined).
 pub const REFAULTED: u64 = 2;
+/// `flags` bit: the residency ended when the program gave the page back (a free record):
+/// not an eviction, so not [`FINISHED`]; L and D run up to the free.
+pub const FREED: u64 = 4;
 /// Value of a column entry that is not defined for its row (no next fault; or a
 /// parameter that does not exist for the residency, see [`FaultParameters::column`]).
 pub const MISSING: u64 = u64::MAX;
@@ -43,7 +48,7 @@ pub const MISSING: u64 = u64::MAX;
 /// The unit of a distance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
-    /// Records (page touches) of the stream: the G1 counter.
+    /// Memory references (a record counts its repeats): the G1 counter.
     References,
     /// Page faults to other pages: the G2 counter, the page's own faults left out.
     Faults,
@@ -81,11 +86,14 @@ impl Parameter {
 /// One row per residency (a page's stay in memory from a fault to its eviction, or to
 /// the end of the stream), in the order of the faults that began them, as columns.
 ///
-/// Stamps: a `*_record` column is a record index (G1); a `*_faults` column is the number
-/// of faults counted up to and including that record (G2 after the record). So a
-/// residency's `fault_faults` counts its own fault, and `evict_faults` counts the fault
-/// (of another page) whose victim it was. A residency still open at the end has
-/// `evict_record` = `records` and `evict_faults` = `faults` (the end of the stream) and
+/// Stamps: a `*_record` column is a record index (where in the stream); a `*_ref` column
+/// a reference index (G1: the references before it, each record counting its repeats;
+/// a fault, an eviction and a next fault stand at the first reference of their record,
+/// a last access at the last); a `*_faults` column is the number of faults counted up to
+/// and including that record (G2 after the record). So a residency's `fault_faults`
+/// counts its own fault, and `evict_faults` counts the fault (of another page) whose
+/// victim it was. A residency still open at the end has `evict_record` = `records`,
+/// `evict_ref` = `references` and `evict_faults` = `faults` (the end of the stream) and
 /// no [`FINISHED`] flag; one whose page never faults again has [`MISSING`] next-fault
 /// stamps and no [`REFAULTED`] flag.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -95,7 +103,7 @@ pub struct FaultParameters {
     pub frames: u64,
     /// Records (page touches) in the stream.
     pub records: u64,
-    /// References (records times their repeat counts).
+    /// References (records times their repeat counts; a free record counts none).
     pub references: u64,
     /// Faults, compulsory ones included (= rows).
     pub faults: u64,
@@ -107,17 +115,21 @@ pub struct FaultParameters {
     /// Virtual page number.
     pub vpage: Vec<u64>,
     pub fault_record: Vec<u64>,
+    pub fault_ref: Vec<u64>,
     pub fault_faults: Vec<u64>,
     /// Last access of the residency (its fault if it was touched once).
     pub last_record: Vec<u64>,
+    pub last_ref: Vec<u64>,
     pub last_faults: Vec<u64>,
     /// The eviction, or the end of the stream for an unfinished residency.
     pub evict_record: Vec<u64>,
+    pub evict_ref: Vec<u64>,
     pub evict_faults: Vec<u64>,
     /// The page's next fault, or [`MISSING`].
     pub next_fault_record: Vec<u64>,
+    pub next_fault_ref: Vec<u64>,
     pub next_fault_faults: Vec<u64>,
-    /// [`FINISHED`] | [`REFAULTED`].
+    /// [`FINISHED`] | [`REFAULTED`] | [`FREED`].
     pub flags: Vec<u64>,
 }
 
@@ -144,15 +156,13 @@ impl FaultParameters {
     /// stream.
     ///
     /// In references: L = last - fault, D = evict - last, W = next - evict, R = next -
-    /// last, F = next - fault (record indices). In faults to other pages, the same
+    /// last, F = next - fault (reference indices). In faults to other pages, the same
     /// differences of G2 stamps, less one where the interval ends at the page's own next
     /// fault (W, R, F): faults strictly between the two faults for F, the evicting fault
     /// included in D.
     pub fn get(&self, row: usize, parameter: Parameter, unit: Unit) -> Option<u64> {
         let (fault, last, evict, next) = match unit {
-            Unit::References => {
-                (self.fault_record[row], self.last_record[row], self.evict_record[row], self.next_fault_record[row])
-            }
+            Unit::References => (self.fault_ref[row], self.last_ref[row], self.evict_ref[row], self.next_fault_ref[row]),
             Unit::Faults => {
                 (self.fault_faults[row], self.last_faults[row], self.evict_faults[row], self.next_fault_faults[row])
             }
@@ -177,18 +187,22 @@ impl FaultParameters {
         (0..self.len()).map(|row| self.get(row, parameter, unit).unwrap_or(MISSING)).collect()
     }
 
-    fn open_row(&mut self, page: PageId, pid: u32, vpage: u64, record: u64, faults: u64) -> u64 {
+    fn open_row(&mut self, page: PageId, pid: u32, vpage: u64, at: Stamp) -> u64 {
         let row = self.page.len() as u64;
         self.page.push(page as u64);
         self.pid.push(pid as u64);
         self.vpage.push(vpage);
-        self.fault_record.push(record);
-        self.fault_faults.push(faults);
-        self.last_record.push(record);
-        self.last_faults.push(faults);
+        self.fault_record.push(at.record);
+        self.fault_ref.push(at.reference);
+        self.fault_faults.push(at.faults);
+        self.last_record.push(at.record);
+        self.last_ref.push(at.reference);
+        self.last_faults.push(at.faults);
         self.evict_record.push(MISSING);
+        self.evict_ref.push(MISSING);
         self.evict_faults.push(MISSING);
         self.next_fault_record.push(MISSING);
+        self.next_fault_ref.push(MISSING);
         self.next_fault_faults.push(MISSING);
         self.flags.push(0);
         row
@@ -198,18 +212,26 @@ impl FaultParameters {
 /// No residency yet.
 const NO_ROW: u64 = u64::MAX;
 
+/// A point of the stream in the three counts: record index, reference index (G1) and
+/// faults so far (G2).
+#[derive(Debug, Clone, Copy, Default)]
+struct Stamp {
+    record: u64,
+    reference: u64,
+    faults: u64,
+}
+
 /// Per page: its latest residency's row and the stamps of its latest access (the C1,
-/// C2 counters of section 5.1; the row holds C3, C4). One 32-byte entry, one cache
+/// C2 counters of section 5.1; the row holds C3, C4). One 40-byte entry, one cache
 /// line touched per reference.
 #[derive(Debug, Clone, Copy)]
 struct PageState {
     row: u64,
-    last_record: u64,
-    last_faults: u64,
+    last: Stamp,
     resident: bool,
 }
 
-const UNSEEN: PageState = PageState { row: NO_ROW, last_record: 0, last_faults: 0, resident: false };
+const UNSEEN: PageState = PageState { row: NO_ROW, last: Stamp { record: 0, reference: 0, faults: 0 }, resident: false };
 
 /// The residencies of the stream that `open` yields under `policy` on `frames` frames,
 /// with the same victims as [`crate::replay::replay`]. For OPT the stream is read twice:
@@ -217,7 +239,7 @@ const UNSEEN: PageState = PageState { row: NO_ROW, last_record: 0, last_faults: 
 /// the analysis. Variable-size policies (Working Set, PFF) are rejected: the parameters
 /// are defined for a fixed memory size.
 ///
-/// Memory: 8 bytes x 12 columns per residency (fault), 32 bytes per page.
+/// Memory: 8 bytes x 16 columns per residency (fault), 40 bytes per page.
 pub fn fault_parameters(
     open: &dyn Fn() -> Result<Box<dyn RefSource>>,
     policy: PolicyKind,
@@ -257,25 +279,30 @@ pub fn fault_parameters(
             let st = pages[id as usize];
             if batch.kind[i] == AccessKind::Free {
                 // as replay: a resident page leaves without a fault, its residency ends
-                // here (it is not refaulted), and its next touch is compulsory
+                // here (it is not refaulted), and its next touch is compulsory; a free is
+                // no reference
                 if st.resident {
                     replacement.on_remove(id);
-                    evict(&mut out, &mut pages, id, t, faults)?;
+                    end(&mut out, &mut pages, id, Stamp { record: t, reference: references, faults }, FREED)?;
                     resident -= 1;
                 }
                 pages[id as usize] = UNSEEN;
                 continue;
             }
+            // the record's first reference (the one that may fault)
+            let first = references;
             if st.resident {
                 replacement.on_hit(id, t);
             } else {
                 faults += 1;
+                let at = Stamp { record: t, reference: first, faults };
                 if st.row == NO_ROW {
                     compulsory += 1;
                 } else {
                     // the previous residency ended in an eviction; this is its next fault
                     let prev = st.row as usize;
                     out.next_fault_record[prev] = t;
+                    out.next_fault_ref[prev] = first;
                     out.next_fault_faults[prev] = faults;
                     out.flags[prev] |= REFAULTED;
                 }
@@ -285,29 +312,30 @@ pub fn fault_parameters(
                 replacement.on_miss(id, t);
                 if resident == frames {
                     let victim = replacement.select_victim(t);
-                    evict(&mut out, &mut pages, victim, t, faults)?;
+                    end(&mut out, &mut pages, victim, at, FINISHED)?;
                 } else {
                     resident += 1;
                 }
                 replacement.on_insert(id, t);
-                let row = out.open_row(id, batch.pid[i], batch.page[i], t, faults);
+                let row = out.open_row(id, batch.pid[i], batch.page[i], at);
                 pages[id as usize].row = row;
                 pages[id as usize].resident = true;
             }
-            let page = &mut pages[id as usize];
-            page.last_record = t;
-            page.last_faults = faults;
+            // a record of repeat r is r references: the last one is the page's last access
+            references += batch.repeat[i] as u64;
+            pages[id as usize].last = Stamp { record: t, reference: references - 1, faults };
         }
         time += ids.len() as u64;
-        references += batch.repeat.iter().map(|&r| r as u64).sum::<u64>();
         Ok(())
     })?;
     // residencies still open at the end: L and D up to the end, not finished
     for page in pages.iter().filter(|p| p.resident) {
         let row = page.row as usize;
-        out.last_record[row] = page.last_record;
-        out.last_faults[row] = page.last_faults;
+        out.last_record[row] = page.last.record;
+        out.last_ref[row] = page.last.reference;
+        out.last_faults[row] = page.last.faults;
         out.evict_record[row] = time;
+        out.evict_ref[row] = references;
         out.evict_faults[row] = faults;
     }
     out.records = time;
@@ -318,19 +346,22 @@ pub fn fault_parameters(
     Ok(out)
 }
 
-/// Closes the residency of `victim`, evicted at record `t` by the fault counted in
-/// `faults`.
-fn evict(out: &mut FaultParameters, pages: &mut [PageState], victim: PageId, t: u64, faults: u64) -> Result<()> {
+/// Closes the residency of `victim`, evicted `at` (the record, its first reference and
+/// the fault count of the fault that evicted it; `how` [`FINISHED`]), or given back then
+/// by a free (`how` [`FREED`]).
+fn end(out: &mut FaultParameters, pages: &mut [PageState], victim: PageId, at: Stamp, how: u64) -> Result<()> {
     let page = pages.get_mut(victim as usize).filter(|p| p.resident).ok_or_else(|| {
-        Error::invalid("policy", format!("{} chose page {victim} as a victim at record {t}, but it is not resident", out.policy))
+        Error::invalid("policy", format!("{} chose page {victim} as a victim at record {}, but it is not resident", out.policy, at.record))
     })?;
     page.resident = false;
     let row = page.row as usize;
-    out.last_record[row] = page.last_record;
-    out.last_faults[row] = page.last_faults;
-    out.evict_record[row] = t;
-    out.evict_faults[row] = faults;
-    out.flags[row] |= FINISHED;
+    out.last_record[row] = page.last.record;
+    out.last_ref[row] = page.last.reference;
+    out.last_faults[row] = page.last.faults;
+    out.evict_record[row] = at.record;
+    out.evict_ref[row] = at.reference;
+    out.evict_faults[row] = at.faults;
+    out.flags[row] |= how;
     Ok(())
 }
 
@@ -433,6 +464,61 @@ mod tests {
         assert_eq!(fp.column(Parameter::W, Unit::Faults), vec![0, 0, 0, MISSING, MISSING, MISSING]);
     }
 
+    /// A record of repeat r is r references: the same references written out one per
+    /// record (an unfolded trace) give the same distances, in both units, as the folded
+    /// trace, and A's first residency by hand (2 frames, LRU):
+    ///
+    /// ```text
+    /// reference 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14
+    /// page      A A A B A A C C C C A  B  B  C  A
+    /// fault     *     *     *          *     *  *
+    /// evicts                B          C     A  B
+    /// ```
+    /// A: fault at 0, last access at 10, evicted at 13, back at 14: L 10, D 3, W 1, R 4,
+    /// F 14 (counting records of the folded trace, L would be 4).
+    #[test]
+    fn references_count_repeats_and_an_unfolded_trace_equals_the_folded_one() {
+        use crate::trace::{AccessKind, Reference};
+        let folded: Vec<(u64, u32)> = vec![(10, 3), (20, 1), (10, 2), (30, 4), (10, 1), (20, 2), (30, 1), (10, 1)];
+        let record = |page, repeat| Reference { pid: 0, page, kind: AccessKind::Read, repeat, gap: 0 };
+        let run = |records: Vec<Reference>| {
+            let open = move || Ok(Box::new(VecSource::new("t", 4096, records.clone())) as Box<dyn RefSource>);
+            fault_parameters(&open, PolicyKind::Lru, 2, 0, &mut |_| true).unwrap()
+        };
+        let a = run(folded.iter().map(|&(p, r)| record(p, r)).collect());
+        let b = run(folded.iter().flat_map(|&(p, r)| (0..r).map(move |_| record(p, 1))).collect());
+        assert_eq!((a.records, b.records), (8, 15));
+        assert_eq!((a.references, b.references), (15, 15));
+        assert_eq!((a.faults, a.len()), (b.faults, b.len()));
+        for unit in [Unit::References, Unit::Faults] {
+            for p in Parameter::ALL {
+                assert_eq!(a.column(p, unit), b.column(p, unit), "{} in {unit:?}", p.name());
+            }
+        }
+        let first_a: Vec<Option<u64>> = Parameter::ALL.iter().map(|&p| a.get(0, p, Unit::References)).collect();
+        assert_eq!(first_a, vec![Some(10), Some(3), Some(1), Some(4), Some(14)]);
+        assert_eq!((a.fault_ref[0], a.last_ref[0], a.evict_ref[0], a.next_fault_ref[0]), (0, 10, 13, 14));
+        assert_eq!(a.last_record[0] - a.fault_record[0], 4);
+    }
+
+    /// A free ends a residency without an eviction: FREED, not FINISHED (the figures of
+    /// replaced pages leave it out), L and D up to the free, no W, R, F; the page's next
+    /// touch is compulsory.
+    #[test]
+    fn a_free_ends_a_residency_without_an_eviction() {
+        use crate::trace::{AccessKind, Reference};
+        let r = |page, kind| Reference { pid: 0, page, kind, repeat: 1, gap: 0 };
+        let records = vec![r(10, AccessKind::Read), r(20, AccessKind::Read), r(10, AccessKind::Read), r(10, AccessKind::Free), r(30, AccessKind::Read), r(10, AccessKind::Read)];
+        let open = move || Ok(Box::new(VecSource::new("t", 4096, records.clone())) as Box<dyn RefSource>);
+        let fp = fault_parameters(&open, PolicyKind::Lru, 2, 0, &mut |_| true).unwrap();
+        assert_eq!((fp.faults, fp.compulsory_faults, fp.references), (4, 4, 5));
+        assert_eq!(fp.vpage, vec![10, 20, 30, 10]);
+        assert_eq!(fp.flags, vec![FREED, FINISHED, 0, 0]); // 20 is LRU's victim when 10 comes back
+        // 10: fault at reference 0, last access 2, freed before reference 3
+        assert_eq!((fp.get(0, Parameter::L, Unit::References), fp.get(0, Parameter::D, Unit::References)), (Some(2), Some(1)));
+        assert_eq!(fp.get(0, Parameter::W, Unit::References), None);
+    }
+
     fn check_identities(fp: &FaultParameters) {
         for row in 0..fp.len() {
             for unit in [Unit::References, Unit::Faults] {
@@ -471,6 +557,7 @@ mod tests {
                         Some(later) => {
                             assert!(fp.refaulted(row));
                             assert_eq!(fp.next_fault_record[row], fp.fault_record[later]);
+                            assert_eq!(fp.next_fault_ref[row], fp.fault_ref[later]);
                             assert_eq!(fp.next_fault_faults[row], fp.fault_faults[later]);
                         }
                         None => assert!(!fp.refaulted(row)),

@@ -40,12 +40,13 @@ impl LifetimePredictor for DpApprox {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::Ending;
 
     #[test]
     fn exponential_average_of_residencies() {
         let mut p = DpApprox::new(0.5);
         let (mut a, mut b) = (NO_STATE, NO_STATE);
-        let r = |resident| Some(Residency { lifetime: 0, resident, cut_short: false });
+        let r = |resident| Some(Residency { lifetime: 0, resident, ending: Ending::Replaced });
         assert_eq!(p.predict(&mut a, None), None);
         assert_eq!(a, NO_STATE);
         assert_eq!(p.predict(&mut a, r(100)), Some(100));
@@ -59,7 +60,7 @@ mod tests {
         // the hardware lifetime is not used: only what the OS sees
         let mut s = DpApprox::new(0.25);
         let mut d = NO_STATE;
-        assert_eq!(s.predict(&mut d, Some(Residency { lifetime: 999, resident: 40, cut_short: false })), Some(40));
+        assert_eq!(s.predict(&mut d, Some(Residency { lifetime: 999, resident: 40, ending: Ending::Replaced })), Some(40));
         assert_eq!(s.predict(&mut d, r(0)), Some(30));
     }
 }

@@ -29,10 +29,11 @@ impl LifetimePredictor for LastStatic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::Ending;
 
     #[test]
     fn last_value_plus_k_floored_at_zero() {
-        let r = |lifetime| Some(Residency { lifetime, resident: lifetime + 7, cut_short: false });
+        let r = |lifetime| Some(Residency { lifetime, resident: lifetime + 7, ending: Ending::Replaced });
         assert_eq!(LastStatic::new(0).predict(&mut 0, None), None);
         assert_eq!(LastStatic::new(0).predict(&mut 0, r(40)), Some(40));
         assert_eq!(LastStatic::new(5).predict(&mut 0, r(40)), Some(45));

@@ -25,6 +25,7 @@ mod pff;
 mod predictive;
 mod random;
 mod seq;
+mod shadow_lru;
 #[cfg(test)]
 mod testing;
 mod two_q;
@@ -48,9 +49,10 @@ pub use working_set::WorkingSet;
 pub use pff::Pff;
 pub use seq::Seq;
 pub use dead_list::DeadList;
-pub use predictive::{LifetimePredictor, Predictive, Residency, NO_STATE};
+pub use predictive::{Ending, LifetimePredictor, Predictive, Residency, NO_STATE};
+pub use shadow_lru::ShadowedLru;
 pub use last_static::LastStatic;
-pub use last_dynamic::LastDynamic;
+pub use last_dynamic::{LastDynamic, LastDynamicRule};
 pub use dp_approx::DpApprox;
 
 use crate::trace::PageId;
@@ -136,9 +138,9 @@ macro_rules! with_policy {
             PolicyKind::Seq => { let $p = Seq::new(frames); $body }
             PolicyKind::WorkingSet { tau } => { let $p = WorkingSet::new(tau); $body }
             PolicyKind::Pff { interval } => { let $p = Pff::new(interval); $body }
-            PolicyKind::LastStatic { k } => { let $p = Predictive::new(LastStatic::new(k)); $body }
-            PolicyKind::LastDynamic { threshold } => { let $p = Predictive::new(LastDynamic::new(threshold)); $body }
-            PolicyKind::DpApprox { a } => { let $p = Predictive::new(DpApprox::new(a)); $body }
+            PolicyKind::LastStatic { k } => { let $p = Predictive::new(LastStatic::new(k), frames); $body }
+            PolicyKind::LastDynamic { threshold, rule } => { let $p = Predictive::new(LastDynamic::new(threshold, rule), frames); $body }
+            PolicyKind::DpApprox { a } => { let $p = Predictive::new(DpApprox::new(a), frames); $body }
             PolicyKind::Opt => {
                 let next: Option<&std::sync::Arc<Vec<u32>>> = $next_use;
                 let $p = Opt::new(next.expect("OPT needs its next-use pre-pass").clone());
@@ -155,7 +157,8 @@ pub fn build(kind: PolicyKind, frames: u32, seed: u64, next_use: Option<&std::sy
 }
 
 /// The policies a user can name. Some take a parameter, written `name:value` (for
-/// example `last-static:-5`, `dp-approx:0.3`); without one they take their default.
+/// example `last-static:-5`, `dp-approx:0.3`, `last-dynamic:60,censored`); without one
+/// they take their default.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PolicyKind {
     Lru,
@@ -179,8 +182,9 @@ pub enum PolicyKind {
     Pff { interval: u64 },
     /// Dead-List with the Last-static-k predictor (predictive-replacement.txt section 5.1).
     LastStatic { k: i64 },
-    /// Dead-List with the Last-dynamic predictor, threshold LVthresh (section 5.1).
-    LastDynamic { threshold: u64 },
+    /// Dead-List with the Last-dynamic predictor, threshold LVthresh (section 5.1), and
+    /// what a residency the Dead-List ended tells it (`rule`; the paper's by default).
+    LastDynamic { threshold: u64, rule: LastDynamicRule },
     /// Dead-List with DP-Approx, exponential averaging of L+D with weight `a` (section 5.2).
     DpApprox { a: f64 },
 }
@@ -189,7 +193,7 @@ pub enum PolicyKind {
 pub const DEFAULT_WS_TAU: u64 = 10_000;
 pub const DEFAULT_PFF_INTERVAL: u64 = 1_000;
 pub const DEFAULT_LAST_STATIC_K: i64 = 0;
-/// Table 2's median threshold.
+/// Table 2's median threshold (and its most common: SP, LU, APSI).
 pub const DEFAULT_LAST_DYNAMIC_THRESHOLD: u64 = 60;
 /// Section 5.2: "we fix the value of the parameter a as 0.5".
 pub const DEFAULT_DP_APPROX_A: f64 = 0.5;
@@ -214,7 +218,7 @@ impl PolicyKind {
         PolicyKind::WorkingSet { tau: DEFAULT_WS_TAU },
         PolicyKind::Pff { interval: DEFAULT_PFF_INTERVAL },
         PolicyKind::LastStatic { k: DEFAULT_LAST_STATIC_K },
-        PolicyKind::LastDynamic { threshold: DEFAULT_LAST_DYNAMIC_THRESHOLD },
+        PolicyKind::LastDynamic { threshold: DEFAULT_LAST_DYNAMIC_THRESHOLD, rule: LastDynamicRule::Paper },
         PolicyKind::DpApprox { a: DEFAULT_DP_APPROX_A },
     ];
 
@@ -249,7 +253,8 @@ impl PolicyKind {
             PolicyKind::WorkingSet { tau } => format!("ws:{tau}"),
             PolicyKind::Pff { interval } => format!("pff:{interval}"),
             PolicyKind::LastStatic { k } => format!("last-static:{k}"),
-            PolicyKind::LastDynamic { threshold } => format!("last-dynamic:{threshold}"),
+            PolicyKind::LastDynamic { threshold, rule: LastDynamicRule::Paper } => format!("last-dynamic:{threshold}"),
+            PolicyKind::LastDynamic { threshold, rule } => format!("last-dynamic:{threshold},{}", rule.name()),
             PolicyKind::DpApprox { a } => format!("dp-approx:{a}"),
             other => other.name().to_string(),
         }
@@ -275,7 +280,12 @@ impl PolicyKind {
             PolicyKind::Pff { .. } => PolicyKind::Pff { interval: whole(param).ok_or_else(|| bad("an interval of 1 or more references"))? },
             PolicyKind::LastStatic { .. } => PolicyKind::LastStatic { k: param.parse().map_err(|_| bad("a whole number k (faults), e.g. -5"))? },
             PolicyKind::LastDynamic { .. } => {
-                PolicyKind::LastDynamic { threshold: param.parse().map_err(|_| bad("a threshold of 0 or more faults"))? }
+                let what = "a threshold of 0 or more faults, then optionally a rule (,paper ,censored or ,ended-fails)";
+                let (threshold, rule) = match param.split_once(',') {
+                    Some((t, r)) => (t.trim(), LastDynamicRule::from_name(r.trim()).ok_or_else(|| bad(what))?),
+                    None => (param, LastDynamicRule::Paper),
+                };
+                PolicyKind::LastDynamic { threshold: threshold.parse().map_err(|_| bad(what))?, rule }
             }
             PolicyKind::DpApprox { .. } => {
                 let a: f64 = param.parse().map_err(|_| bad("a weight a with 0 < a <= 1"))?;

@@ -24,20 +24,48 @@
 //! quite significantly"). Evicting such a page only if it was not used after its death
 //! was tried and made Last-dynamic worse on 3 of 5 NPB programs; it is not offered.
 //!
-//! A residency the Dead-List ended is *cut short*: its L is known only up to the
-//! eviction the prediction itself caused, so it cannot confirm the prediction. The
-//! predictors are told ([`Residency::cut_short`]); Last-dynamic counts it as a failed
-//! prediction (see last_dynamic.rs).
+//! How a residency ended ([`Ending`]) is known at the page's next fault, against a
+//! shadow exact LRU of the same memory ([`ShadowedLru`]): LRU replaced it; or the
+//! Dead-List evicted it and it stayed out at least as long as LRU would have kept it out
+//! (it was dead: its measured L is its lifetime); or the Dead-List evicted it and it came
+//! back while LRU would still hold it (the prediction cut a live page short: its L is
+//! censored, a lower bound). The predictors are told; only Last-dynamic's optional rules
+//! use it (last_dynamic.rs).
 //!
-//! Accuracy (figures 17-18): at the page's next fault the measured L of a predicted
-//! residency is compared with the prediction: `under` when the page was used after its
-//! predicted death, `over` when it died earlier than predicted (LRU took it first),
-//! `exact` otherwise; `cut_short` when the Dead-List ended it (L unknown past the
-//! eviction).
+//! Accuracy (figures 17-18 (b): over- and under-prediction; section 1: the predicted L
+//! should be "as large as possible, but not larger than L + D"), judged at the page's
+//! next fault for each residency that had a prediction P:
+//! - `under`: the Dead-List evicted it and it came back while LRU would still hold it
+//!   (cut short: its lifetime was longer than predicted, at the cost of a fault LRU
+//!   would not have had); or LRU replaced it after it was used past its predicted
+//!   death (P < L);
+//! - `over`: LRU replaced it before its predicted death (P >= L + D): the page was kept
+//!   dead as long as LRU keeps it, the prediction changed nothing;
+//! - `correct`: otherwise (the Dead-List evicted a dead page, or LRU replaced it after
+//!   its predicted death with L <= P < L + D);
+//! - `censored`: not judged by the end of the stream (the page still resident, or never
+//!   faulted again).
+//!
 //! Figure 14's invocation counts are `dead_list_evictions` and `lru_evictions`.
 
-use super::{DeadList, PageList, ReplacementPolicy};
+use super::{DeadList, ReplacementPolicy, ShadowedLru};
 use crate::trace::PageId;
+
+/// How a residency ended, as known at the page's next fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// LRU (the system's replacement) replaced the page, or it left memory for another
+    /// reason.
+    Replaced,
+    /// The Dead-List evicted it at its predicted death, and it came back only after an
+    /// exact LRU of the same memory would have evicted it too: it was dead, and its
+    /// measured lifetime is its lifetime.
+    Dead,
+    /// The Dead-List evicted it, and it came back while LRU would still hold it: the
+    /// prediction cut a live page short. Its measured lifetime stops at the eviction the
+    /// prediction caused: a censored observation, a lower bound of its lifetime.
+    CutShort,
+}
 
 /// What the policy measured of a page's last residency, in faults to other pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,9 +74,8 @@ pub struct Residency {
     pub lifetime: u64,
     /// L + D: fault to eviction (what an OS sees, section 5.2).
     pub resident: u64,
-    /// The Dead-List evicted the page at its predicted death: the lifetime seen is cut
-    /// short by the prediction itself, and confirms nothing about it.
-    pub cut_short: bool,
+    /// How it ended.
+    pub ending: Ending,
 }
 
 /// A page's predictor state before its first prediction.
@@ -87,7 +114,8 @@ const FRESH: Counters = Counters { last_access: NEVER, faulted_at: NEVER, evicte
 
 pub struct Predictive<P: LifetimePredictor> {
     predictor: P,
-    lru: PageList,
+    /// The resident pages in LRU order, and the shadow LRU.
+    lru: ShadowedLru,
     dead: DeadList,
     /// G2: faults so far.
     faults: u64,
@@ -99,15 +127,15 @@ pub struct Predictive<P: LifetimePredictor> {
     predictions: u64,
     under: u64,
     over: u64,
-    exact: u64,
-    cut_short: u64,
+    correct: u64,
 }
 
 impl<P: LifetimePredictor> Predictive<P> {
-    pub fn new(predictor: P) -> Self {
+    /// The policy for a memory of `frames` frames (the shadow LRU's size).
+    pub fn new(predictor: P, frames: u32) -> Self {
         Predictive {
             predictor,
-            lru: PageList::default(),
+            lru: ShadowedLru::new(frames),
             dead: DeadList::default(),
             faults: 0,
             page: Vec::new(),
@@ -117,8 +145,7 @@ impl<P: LifetimePredictor> Predictive<P> {
             predictions: 0,
             under: 0,
             over: 0,
-            exact: 0,
-            cut_short: 0,
+            correct: 0,
         }
     }
 
@@ -126,6 +153,18 @@ impl<P: LifetimePredictor> Predictive<P> {
     fn gone(&mut self, page: PageId) {
         self.dead.remove(page);
         self.page[page as usize].evicted_at = self.faults;
+    }
+
+    /// Classifies the ended residency of a page predicted to live `predicted` (see the
+    /// module's doc).
+    fn judge(&mut self, predicted: u64, r: Residency) {
+        match r.ending {
+            Ending::CutShort => self.under += 1,
+            Ending::Dead => self.correct += 1,
+            Ending::Replaced if predicted >= r.resident => self.over += 1,
+            Ending::Replaced if r.lifetime > predicted => self.under += 1,
+            Ending::Replaced => self.correct += 1,
+        }
     }
 
     #[cfg(test)]
@@ -149,26 +188,27 @@ impl<P: LifetimePredictor> ReplacementPolicy for Predictive<P> {
 
     #[inline]
     fn on_hit(&mut self, page: PageId, _time: u64) {
-        self.lru.move_to_front(page);
+        self.lru.touch(page);
         self.page[page as usize].last_access = self.faults;
     }
 
     fn on_miss(&mut self, page: PageId, _time: u64) {
         self.faults += 1;
+        // would an exact LRU still hold the page? (asked before this reference counts)
+        let held = self.lru.lru_holds(page);
+        self.lru.touch(page);
         let c = self.page[page as usize];
         let last = (c.faulted_at != NEVER).then(|| {
-            let lifetime = c.last_access - c.faulted_at;
-            let cut_short = c.evicted_at & CUT != 0;
-            if c.predicted != NEVER {
-                match lifetime.cmp(&c.predicted) {
-                    _ if cut_short => self.cut_short += 1,
-                    std::cmp::Ordering::Greater => self.under += 1,
-                    std::cmp::Ordering::Less => self.over += 1,
-                    std::cmp::Ordering::Equal => self.exact += 1,
-                }
-            }
-            Residency { lifetime, resident: (c.evicted_at & !CUT) - c.faulted_at, cut_short }
+            let ending = match (c.evicted_at & CUT != 0, held) {
+                (false, _) => Ending::Replaced,
+                (true, false) => Ending::Dead,
+                (true, true) => Ending::CutShort,
+            };
+            Residency { lifetime: c.last_access - c.faulted_at, resident: (c.evicted_at & !CUT) - c.faulted_at, ending }
         });
+        if let (Some(r), true) = (last, c.predicted != NEVER) {
+            self.judge(c.predicted, r);
+        }
         let mut state = c.state;
         let prediction = self.predictor.predict(&mut state, last);
         self.page[page as usize] = Counters {
@@ -182,8 +222,10 @@ impl<P: LifetimePredictor> ReplacementPolicy for Predictive<P> {
     }
 
     fn on_insert(&mut self, page: PageId, _time: u64) {
-        self.lru.push_front(page);
-        // a page inserted without `on_miss` (a caller's own rule) gets no prediction
+        // touched by `on_miss` already (touching again changes nothing), unless a
+        // caller's own rule inserts it without one: then it gets no prediction either
+        self.lru.touch(page);
+        self.lru.set_resident(page);
         if let Some((incoming, Some(lifetime))) = self.incoming.take().filter(|&(p, _)| p == page) {
             self.dead.insert(incoming, lifetime, self.faults.saturating_add(lifetime));
             self.predictions += 1;
@@ -194,14 +236,14 @@ impl<P: LifetimePredictor> ReplacementPolicy for Predictive<P> {
         let victim = match self.dead.head() {
             Some((head, death)) if self.faults > death => {
                 self.dead_list_evictions += 1;
-                self.lru.unlink(head);
+                self.lru.leave(head);
                 self.gone(head);
                 self.page[head as usize].evicted_at |= CUT;
                 return head;
             }
             _ => {
                 self.lru_evictions += 1;
-                self.lru.pop_back().expect("select_victim with no resident page")
+                self.lru.pop_lru().expect("select_victim with no resident page")
             }
         };
         self.gone(victim);
@@ -209,7 +251,7 @@ impl<P: LifetimePredictor> ReplacementPolicy for Predictive<P> {
     }
 
     fn on_remove(&mut self, page: PageId) {
-        self.lru.unlink(page);
+        self.lru.leave(page);
         self.gone(page);
     }
 
@@ -220,12 +262,13 @@ impl<P: LifetimePredictor> ReplacementPolicy for Predictive<P> {
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
+        let judged = self.under + self.over + self.correct;
         vec![
             ("predictions", self.predictions),
             ("under_predictions", self.under),
             ("over_predictions", self.over),
-            ("exact_predictions", self.exact),
-            ("cut_short_predictions", self.cut_short),
+            ("correct_predictions", self.correct),
+            ("censored_predictions", self.predictions.saturating_sub(judged)),
             ("dead_list_evictions", self.dead_list_evictions),
             ("lru_evictions", self.lru_evictions),
         ]
@@ -282,7 +325,7 @@ mod tests {
     fn without_predictions_it_is_lru() {
         let stream = random_stream(20_000, 300, 5);
         for frames in [1, 7, 50, 200] {
-            let ours = play(&mut Predictive::new(Never), frames, &stream);
+            let ours = play(&mut Predictive::new(Never, frames as u32), frames, &stream);
             let lru = play(&mut Lru::new(), frames, &stream);
             assert_eq!(ours, lru, "{frames} frames");
         }
@@ -291,7 +334,7 @@ mod tests {
     /// Measurements by hand, 3 frames.
     #[test]
     fn measures_lifetime_and_residency_in_faults_to_other_pages() {
-        let mut p = Predictive::new(Fixed(1_000_000, Vec::new()));
+        let mut p = Predictive::new(Fixed(1_000_000, Vec::new()), 3);
         // faults: 0 (#1), 1 (#2), 2 (#3), hits on 0, 3 (#4, LRU evicts 1), 1 (#5, evicts 2)
         let (_, victims) = play(&mut p, 3, &[0, 1, 2, 0, 0, 3, 1]);
         assert_eq!(victims, vec![1, 2]);
@@ -299,23 +342,84 @@ mod tests {
         // the first fault of pages 0, 1, 2, 3: no residency yet (state: faults of the page)
         assert_eq!(told[..4], [(0, None), (0, None), (0, None), (0, None)]);
         // page 1's second fault: faulted at #2, last used then (L = 0), evicted at #4 (L + D = 2)
-        assert_eq!(told[4], (1, Some(Residency { lifetime: 0, resident: 2, cut_short: false })));
+        assert_eq!(told[4], (1, Some(Residency { lifetime: 0, resident: 2, ending: Ending::Replaced })));
         // predictions far in the future: every victim was LRU's
         assert_eq!((p.dead_list_evictions, p.lru_evictions, p.predictions), (0, 2, 5));
     }
 
     /// A page predicted to live 0 faults is evicted by the Dead-List at the next fault,
-    /// before LRU's choice, even if it was used again meanwhile; its residency was cut
-    /// short by the prediction.
+    /// before LRU's choice, even if it was used again meanwhile. Back at once, it was
+    /// cut short: LRU would still have held it.
     #[test]
     fn expired_head_is_evicted_before_lru() {
-        let mut p = Predictive::new(Fixed(0, Vec::new()));
+        let mut p = Predictive::new(Fixed(0, Vec::new()), 2);
         // 2 frames: 0 (#1, dead after #1), 1 (#2), hit 0, 2 (#3): the head is 0 though
-        // LRU would take 1; then 0 (#4): its residency was ended by the Dead-List
+        // LRU would take 1; then 0 (#4): its residency was ended by the Dead-List, and
+        // LRU (2 frames: 2 and 0 the most recent) would still hold it
         let (_, victims) = play(&mut p, 2, &[0, 1, 0, 2, 0]);
         assert_eq!(victims, vec![0, 1]);
         assert_eq!((p.dead_list_evictions, p.lru_evictions), (2, 0));
-        assert_eq!((p.under, p.exact, p.over, p.cut_short), (0, 0, 0, 1));
+        assert_eq!((p.under, p.correct, p.over), (1, 0, 0));
+        let told = &p.predictor.1;
+        assert_eq!(told.last().unwrap().1, Some(Residency { lifetime: 1, resident: 2, ending: Ending::CutShort }));
+    }
+
+    /// Predicts 0 at a page's first fault (dead at once), and far in the future after.
+    struct FirstDies(Vec<Option<Residency>>);
+    impl LifetimePredictor for FirstDies {
+        fn name(&self) -> &'static str {
+            "first-dies"
+        }
+        fn predict(&mut self, _state: &mut u64, last: Option<Residency>) -> Option<u64> {
+            self.0.push(last);
+            Some(if last.is_none() { 0 } else { 1_000_000 })
+        }
+    }
+
+    /// The accuracy of predictions, judged at each page's next fault, by hand (2 frames):
+    ///
+    /// ```text
+    /// fault      #1 #2 #3 #4 #5 #6 #7 #8 #9
+    /// page        1  2  3  1  2  0  4  0  1
+    /// predicted   0  0  0  M  M  0  0  M  M    (M: far ahead)
+    /// victim      -  -  1  2  3  1  0  4  2
+    /// by          -  -  DL DL DL LRU DL DL LRU
+    /// ```
+    /// At #4 page 1 is back after the Dead-List took it at #3: an exact LRU of 2 frames
+    /// (3 and 2 the most recent) had let it go too: dead, correct. The same for 2 at #5.
+    /// Page 0, faulted at #6 and never touched again (L = 0), is taken by the Dead-List at
+    /// #7 where LRU would have taken 2, and touched right after (#8): LRU (4 and 0) still
+    /// held it: under-predicted. Page 1's second residency (predicted M) was replaced by
+    /// LRU at #6: its prediction never came due, over-predicted (judged at #9). The rest
+    /// have no next fault: censored.
+    #[test]
+    fn accuracy_is_judged_at_the_next_fault_against_lru() {
+        let mut p = Predictive::new(FirstDies(Vec::new()), 2);
+        let (faults, victims) = play(&mut p, 2, &[1, 2, 3, 1, 2, 0, 4, 0, 1]);
+        assert_eq!((faults, victims), (9, vec![1, 2, 3, 1, 0, 4, 2]));
+        assert_eq!((p.dead_list_evictions, p.lru_evictions), (5, 2));
+        assert_eq!((p.under, p.over, p.correct, p.predictions), (1, 1, 2, 9));
+        let counters: std::collections::HashMap<_, _> = p.counters().into_iter().collect();
+        assert_eq!(counters["censored_predictions"], 5);
+        assert_eq!(counters["under_predictions"], 1);
+        let told = &p.predictor.0;
+        let ended = |i: usize| told[i].map(|r| r.ending);
+        assert_eq!((ended(3), ended(4), ended(7), ended(8)), (Some(Ending::Dead), Some(Ending::Dead), Some(Ending::CutShort), Some(Ending::Replaced)));
+        assert_eq!(told[7], Some(Residency { lifetime: 0, resident: 1, ending: Ending::CutShort }));
+    }
+
+    /// Each rule of the classification on its own.
+    #[test]
+    fn judge_classifies_by_prediction_lifetime_and_residency() {
+        let mut p = Predictive::new(Never, 4);
+        let r = |lifetime, resident, ending| Residency { lifetime, resident, ending };
+        p.judge(3, r(3, 3, Ending::CutShort)); // cut short: under, whatever the numbers
+        p.judge(5, r(2, 5, Ending::Replaced)); // LRU took it before its death (5 >= 5): over
+        p.judge(9, r(2, 5, Ending::Replaced)); // over
+        p.judge(3, r(4, 6, Ending::Replaced)); // used past its death (L 4 > 3): under
+        p.judge(3, r(3, 6, Ending::Replaced)); // L <= 3 < L + D: correct
+        p.judge(0, r(0, 1, Ending::Dead)); // the Dead-List took a dead page: correct
+        assert_eq!((p.under, p.over, p.correct), (2, 2, 2));
     }
 
     /// On a loop over M+1 pages in M frames, Last-static-0 learns each page's lifetime
@@ -325,11 +429,31 @@ mod tests {
         let m = 100u32;
         let stream: Vec<PageId> = (0..50).flat_map(|_| 0..=m).collect();
         let (lru, _) = play(&mut Lru::new(), m as usize, &stream);
-        let mut p = Predictive::new(LastStatic::new(0));
+        let mut p = Predictive::new(LastStatic::new(0), m);
         let (faults, _) = play(&mut p, m as usize, &stream);
         assert_eq!(lru, stream.len() as u64);
         assert!(faults * 5 < lru, "last-static {faults} against LRU {lru}");
         assert!(p.dead_list_evictions > p.lru_evictions);
+    }
+
+    /// Issue 22: on a loop of 101 pages in 100 frames the paper's Last-dynamic costs
+    /// Last-static-0 only its warm-up (two more faults per page before it predicts: Ldiff
+    /// needs two lifetimes, Spred two close ones); pagelab 0.1's rule, every Dead-List
+    /// eviction a failure, predicted only every other residency and faulted 3.5x as often.
+    #[test]
+    fn last_dynamic_on_a_loop_costs_only_its_warm_up() {
+        use crate::policy::{LastDynamic, LastDynamicRule};
+        let m = 100u32;
+        let stream: Vec<PageId> = (0..200).flat_map(|_| 0..=m).collect();
+        let (fixed, _) = play(&mut Predictive::new(LastStatic::new(0), m), m as usize, &stream);
+        let mut paper = Predictive::new(LastDynamic::new(60, LastDynamicRule::Paper), m);
+        let (dynamic, _) = play(&mut paper, m as usize, &stream);
+        assert!(dynamic <= fixed + 2 * (m as u64 + 1), "last-dynamic {dynamic}, last-static {fixed}");
+        assert!(paper.dead_list_evictions * 100 > 60 * (paper.dead_list_evictions + paper.lru_evictions));
+        let (censored, _) = play(&mut Predictive::new(LastDynamic::new(60, LastDynamicRule::Censored), m), m as usize, &stream);
+        assert_eq!(censored, dynamic, "no eviction of the loop cuts a live page short");
+        let (old, _) = play(&mut Predictive::new(LastDynamic::new(60, LastDynamicRule::EndedFails), m), m as usize, &stream);
+        assert!(old > 3 * fixed, "ended-fails {old}, last-static {fixed}");
     }
 
     /// Invariants after every reference: the Dead-List holds resident pages only, the
@@ -339,7 +463,7 @@ mod tests {
         let stream = random_stream(30_000, 500, 9);
         let pages = *stream.iter().max().unwrap() + 1;
         for k in [-5, 0, 10] {
-            let mut p = Predictive::new(LastStatic::new(k));
+            let mut p = Predictive::new(LastStatic::new(k), 60);
             let (faults, victims) = drive(&mut p, 60, &stream, |p, _, resident| {
                 assert_eq!(p.lru.len(), resident);
                 assert!(p.dead.len() <= resident);
@@ -350,7 +474,7 @@ mod tests {
             });
             assert_eq!(p.dead_list_evictions + p.lru_evictions, victims.len() as u64);
             assert_eq!(p.faults, faults);
-            assert!(p.under + p.over + p.exact <= p.predictions);
+            assert!(p.under + p.over + p.correct <= p.predictions);
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::analysis::mrc;
+use crate::policy::LastDynamicRule;
 use crate::trace::{AccessKind, Reference, VecSource};
 
 fn pages_source(pages: Vec<u64>) -> impl Fn() -> Result<Box<dyn RefSource>> {
@@ -108,7 +109,14 @@ fn policy_parameters_read_back_and_bad_ones_say_what_is_expected() {
         assert_eq!(PolicyKind::from_name(&p.label()).unwrap(), p, "{}", p.label());
     }
     assert_eq!(PolicyKind::from_name(" Last-Static:-5 ").unwrap(), PolicyKind::LastStatic { k: -5 });
-    assert_eq!(PolicyKind::from_name("last-dynamic:800").unwrap(), PolicyKind::LastDynamic { threshold: 800 });
+    assert_eq!(PolicyKind::from_name("last-dynamic:800").unwrap(), PolicyKind::LastDynamic { threshold: 800, rule: LastDynamicRule::Paper });
+    for (text, rule) in [("last-dynamic:60,censored", LastDynamicRule::Censored), ("Last-Dynamic:60, Ended-Fails", LastDynamicRule::EndedFails), ("last-dynamic:60,paper", LastDynamicRule::Paper)] {
+        let kind = PolicyKind::from_name(text).unwrap();
+        assert_eq!(kind, PolicyKind::LastDynamic { threshold: 60, rule }, "{text}");
+        assert_eq!(PolicyKind::from_name(&kind.label()).unwrap(), kind);
+    }
+    assert_eq!(PolicyKind::LastDynamic { threshold: 60, rule: LastDynamicRule::Censored }.label(), "last-dynamic:60,censored");
+    assert_eq!(PolicyKind::LastDynamic { threshold: 60, rule: LastDynamicRule::Paper }.label(), "last-dynamic:60");
     assert_eq!(PolicyKind::from_name("dp-approx:0.25").unwrap(), PolicyKind::DpApprox { a: 0.25 });
     assert_eq!(PolicyKind::from_name("ws:500").unwrap(), PolicyKind::WorkingSet { tau: 500 });
     for (bad, says) in [
@@ -118,6 +126,8 @@ fn policy_parameters_read_back_and_bad_ones_say_what_is_expected() {
         ("pff:-3", "interval of 1 or more"),
         ("last-static:1.5", "whole number"),
         ("last-dynamic:-1", "threshold"),
+        ("last-dynamic:60,nosuch", "ended-fails"),
+        ("last-dynamic:censored", "threshold"),
         ("lru:3", "takes no parameter"),
     ] {
         let e = PolicyKind::from_name(bad).unwrap_err().to_string();

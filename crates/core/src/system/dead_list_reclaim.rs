@@ -10,7 +10,7 @@
 //! as section 5 falls back to the system's replacement.
 
 use super::memory::{Gid, PageTable, PAGING_IN, RESIDENT, WRITING};
-use crate::policy::{DeadList, DpApprox, LifetimePredictor, Residency, NO_STATE};
+use crate::policy::{DeadList, DpApprox, Ending, LifetimePredictor, Residency, NO_STATE};
 
 const NEVER: u64 = u64::MAX;
 
@@ -55,7 +55,7 @@ impl DeadListReclaim {
         let g = gid as usize;
         let (fault, evict) = (self.faulted_at[g], self.evicted_at[g]);
         // the OS knows L + D only; the hardware lifetime is not measured here
-        let last = (fault != NEVER && evict != NEVER && evict >= fault).then(|| Residency { lifetime: evict - fault, resident: evict - fault, cut_short: false });
+        let last = (fault != NEVER && evict != NEVER && evict >= fault).then(|| Residency { lifetime: evict - fault, resident: evict - fault, ending: Ending::Replaced });
         self.faulted_at[g] = self.faults;
         self.list.remove(gid);
         if let Some(lifetime) = self.predictor.predict(&mut self.state[g], last) {

@@ -17,12 +17,14 @@ pub struct CaptureStats {
 }
 
 /// Parses lackey output from `input` as it arrives (the text is never stored), folds it
-/// into records and writes a pagelab trace to `out` atomically. Errors name `input_name`
-/// and the line; a line cut short (a killed program) is an error.
-pub fn capture_lackey<R: Read + Send>(input: R, input_name: &str, out: &Path, page_size: u64, compress: bool, progress: Progress) -> Result<CaptureStats> {
+/// into records and writes a pagelab trace to `out` atomically. With `data_only`,
+/// instruction fetches are dropped while parsing (loads, stores and modifies remain).
+/// Errors name `input_name` and the line; a line cut short (a killed program) is an
+/// error.
+pub fn capture_lackey<R: Read + Send>(input: R, input_name: &str, out: &Path, page_size: u64, compress: bool, data_only: bool, progress: Progress) -> Result<CaptureStats> {
     check_page_size(page_size)?;
     let lines = Lines::new(BufReader::with_capacity(1 << 18, input), PathBuf::from(input_name), false);
-    let mut src = LackeySource::new(lines, input_name, input_name, page_size);
+    let mut src = LackeySource::new(lines, input_name, input_name, page_size).data_only(data_only);
     let (tmp, file) = AtomicOut::create(out)?;
     let mut writer = create_writer(TraceFormat::Pagelab, file, out, page_size, compress)?;
     pump(&mut src, writer.as_mut(), progress, |_| {})?;

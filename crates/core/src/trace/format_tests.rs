@@ -171,7 +171,7 @@ fn pagelab_process_names_survive() {
     let dir = tempfile::tempdir().unwrap();
     let lk = b"==1== Lackey\nI  00001000,3\n L 00002000,8\n";
     let p = dir.path().join("cap.plt");
-    let st = capture_lackey(&lk[..], "prog", &p, 4096, false, &mut |_| true).unwrap();
+    let st = capture_lackey(&lk[..], "prog", &p, 4096, false, false, &mut |_| true).unwrap();
     assert_eq!(st, CaptureStats { lines: 3, references: 2, records: 2, distinct_pages: 2 });
     let s = open_trace(&p, None, None).unwrap();
     assert_eq!(s.meta().processes, vec![(0, "prog".to_string())]);
@@ -180,6 +180,25 @@ fn pagelab_process_names_survive() {
     let q = dir.path().join("copy.plt");
     convert(s.as_mut(), &q, TraceFormat::Pagelab, false, &mut |_| true).unwrap();
     assert_eq!(open_trace(&q, None, None).unwrap().meta().processes, vec![(0, "prog".to_string())]);
+}
+
+/// `trace capture --data-only`: instruction fetches are dropped while parsing; loads,
+/// stores and modifies (and the pages an access spans) stay, and fold as before.
+#[test]
+fn capture_data_only_drops_instruction_fetches() {
+    let dir = tempfile::tempdir().unwrap();
+    let lk = b"==1== Lackey\nI  00001000,3\n L 00002000,8\nI  00001003,2\n S 00002008,4\n M 00003ffc,8\nI  00005000,4\n";
+    let all = dir.path().join("all.plt");
+    let st = capture_lackey(&lk[..], "prog", &all, 4096, false, false, &mut |_| true).unwrap();
+    // I 1, L 2, I 1, S 2, M 3 and 4 (it spans two pages), I 5
+    assert_eq!(st, CaptureStats { lines: 7, references: 7, records: 7, distinct_pages: 5 });
+    let data = dir.path().join("data.plt");
+    let st = capture_lackey(&lk[..], "prog", &data, 4096, false, true, &mut |_| true).unwrap();
+    // what is left: the load, the store, the modify's two pages
+    assert_eq!(st, CaptureStats { lines: 7, references: 4, records: 4, distinct_pages: 3 });
+    let mut s = open_trace(&data, None, None).unwrap();
+    let got: Vec<(u64, AccessKind)> = collect(s.as_mut()).unwrap().iter().map(|(_, r)| (r.page, r.kind)).collect();
+    assert_eq!(got, vec![(2, AccessKind::Read), (2, AccessKind::Write), (3, AccessKind::Write), (4, AccessKind::Write)]);
 }
 
 #[test]
@@ -509,7 +528,7 @@ fn lackey_cut_line() {
     assert_eq!((file, pos), (p.clone(), Position::Line(3)));
     // in capture too, naming the input
     let out = dir.path().join("c.plt");
-    let e = capture_lackey(&b"I  04017c2a,3\n L 04e2ac40,8\n S 04e2"[..], "lackey output of prog", &out, 4096, false, &mut |_| true)
+    let e = capture_lackey(&b"I  04017c2a,3\n L 04e2ac40,8\n S 04e2"[..], "lackey output of prog", &out, 4096, false, false, &mut |_| true)
         .unwrap_err()
         .to_string();
     assert!(e.starts_with("lackey output of prog: line 3"), "{e}");

@@ -65,7 +65,8 @@ pub(crate) fn looks_like_lackey(prefix: &[u8]) -> bool {
 }
 
 /// Streaming lackey reader: each access touches every page it spans, in address order;
-/// consecutive touches fold into records.
+/// consecutive touches fold into records. With `data_only`, instruction fetches (`I`
+/// lines) are dropped as they are parsed: only loads, stores and modifies remain.
 pub(crate) struct LackeySource<R: BufRead> {
     meta: SourceMeta,
     pub(crate) lines: Lines<R>,
@@ -74,6 +75,7 @@ pub(crate) struct LackeySource<R: BufRead> {
     /// Pages of the current access still to emit: (next, last, kind).
     span: Option<(u64, u64, AccessKind)>,
     done: bool,
+    data_only: bool,
     /// References (page touches) produced so far.
     pub(crate) references: u64,
 }
@@ -93,8 +95,15 @@ impl<R: BufRead> LackeySource<R> {
             log_page: page_size.trailing_zeros(),
             span: None,
             done: false,
+            data_only: false,
             references: 0,
         }
+    }
+
+    /// Drops instruction fetches (`trace capture --data-only`).
+    pub(crate) fn data_only(mut self, yes: bool) -> Self {
+        self.data_only = yes;
+        self
     }
 }
 
@@ -122,6 +131,7 @@ impl<R: BufRead + Send> RefSource for LackeySource<R> {
             }
             match parse_line(&self.lines.buf) {
                 Ok(LackeyLine::Skip) => {}
+                Ok(LackeyLine::Access(AccessKind::Instruction, ..)) if self.data_only => {}
                 Ok(LackeyLine::Access(kind, addr, size)) => {
                     let end = addr.saturating_add(size.max(1) - 1);
                     self.span = Some((addr >> self.log_page, end >> self.log_page, kind));

@@ -80,7 +80,7 @@ pub(super) const PARAMS: &[ParamInfo] = &[
     param("files", "5", "inputs, one run of the benchmark each (the paper: 5; kinds cycle through 'kinds')"),
     param("file_kib", "384", "size of each input in KiB, at most 1048576: each of the harness's three buffers holds this (the paper's runs: 64 MiB each, 192 MB)"),
     param("window_kib", "32", "sliding window in KiB, a power of two from 1 to 16384 (gzip: 32); head[] has as many entries"),
-    param("harness", "once", "once: each input deflated once from its own buffers, touched once (the program before issue 15, predictive-replacement.txt's gzip); spec: SPEC's harness, compress and uncompress at each level between three buffers (token-ordered-lru.txt's gzip)"),
+    param("harness", "once", "once: each input deflated once from its own buffers, touched once (the program before issue 15); spec: SPEC's harness, compress and uncompress at each level between three buffers (token-ordered-lru.txt's gzip, and predictive-replacement.txt's since issue 22: its Table 1's 192 MB are the three buffers)"),
     param("level", "6", "compression level 1-9 (gzip's max_chain, nice_length, max_insert); with harness=spec a comma-separated list, each compressing and uncompressing the input, 1,3,5,7,9 (SPEC's) when not given"),
     param("kinds", "log,image,binary,random,tarball", "with harness=spec: the inputs' kinds, comma-separated, cycled over the files (the paper's five; token-ordered LRU ran the image, input.graphic)"),
     param("free_between", "true", "with harness=spec: free the run's memory between inputs (each input is a new process); false: the next input reuses it"),
