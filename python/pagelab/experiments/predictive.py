@@ -99,6 +99,9 @@ SETUP = Table({
     "default_threshold": Field(Int(min=0), doc="the fixed Last-dynamic threshold of the measures without hindsight "
                                                "(one of thresholds)"),
     "default_k": Field(Int(), doc="the fixed Last-static k of the measures without hindsight (one of static_k)"),
+    "dynamic_rule": Field(Str(choices=("paper", "censored", "ended-fails")), "paper",
+                          "the rule of every Last-dynamic run: the paper's (section 5.1), or one of the others "
+                          "(docs/fault-analysis.md, \"Last-dynamic's rules\"): a sensitivity range"),
     "dynamic_rules": Field(List_(Str(choices=("censored", "ended-fails"))), [],
                            "Last-dynamic's other rules (not the paper's), run at the default threshold for "
                            "comparison"),
@@ -214,12 +217,18 @@ SMALL_DIFFERENCE = 10
 REPEAT_LAGS, REPEAT_TOLERANCE, REPEAT_RELATIVE = 4, 10, 0.1
 
 
+def dyn(setup: dict, threshold) -> str:
+    """The Last-dynamic policy at ``threshold`` under the file's ``dynamic_rule``."""
+    rule = setup["dynamic_rule"]
+    return f"last-dynamic:{threshold}" + ("" if rule == "paper" else f",{rule}")
+
+
 def _labels(setup: dict) -> Dict[str, List[str]]:
     """The policy labels of a replay, by role."""
     return {
         "base": ["lru", "opt", "eelru"],
         "static": [f"last-static:{k}" for k in setup["static_k"]],
-        "dynamic": [f"last-dynamic:{t}" for t in setup["thresholds"]],
+        "dynamic": [dyn(setup, t) for t in setup["thresholds"]],
         "dp": [f"dp-approx:{float(a)}" for a in setup["dp_a"]],
         "rules": [f"last-dynamic:{setup['default_threshold']},{r}" for r in setup["dynamic_rules"]],
     }
@@ -304,7 +313,8 @@ def timed_config(base: dict, prog: dict, dead_list: Optional[str]) -> dict:
 def points(spec: Spec) -> List[Point]:
     setup = spec.table("setup")
     base_dir = spec.path.resolve().parent
-    labels = [p for group in _labels(setup).values() for p in group]
+    # once each: a dynamic_rule variant's threshold may also be one of the rules compared
+    labels = list(dict.fromkeys(p for group in _labels(setup).values() for p in group))
     out = []
     for prog in _programs(spec):
         name, where = prog["name"], f"{spec.path.name}: program '{prog['name']}'"
@@ -532,7 +542,7 @@ def analyse(spec: Spec, results: Results) -> Analysis:
     ks, ts = list(setup["static_k"]), sorted(setup["thresholds"])
     k0, t0 = setup["default_k"], setup["default_threshold"]
     ta = float(setup["timed_a"])
-    predictive = roles["static"] + [f"last-dynamic:{t}" for t in ts]
+    predictive = roles["static"] + [dyn(setup, t) for t in ts]
 
     # hindsight: best after the fact, a fixed default, leave-one-program-out
     best_k = {n: best_config(by[n]["static"], ks) for n in names}
@@ -567,7 +577,7 @@ def analyse(spec: Spec, results: Results) -> Analysis:
     m["adaptive_over_static_loo"] = {n: m["dynamic_loo_norm"][n] / m["static_loo_norm"][n] for n in names}
     shares = {n: {p: dead_list_share(by[n]["rows"][p]) for p in predictive + roles["rules"]} for n in names}
     m["dead_list_share_gap_pct"] = {
-        n: 100.0 * (shares[n][f"last-dynamic:{best_t[n]}"] - min(shares[n][p] for p in roles["static"]))
+        n: 100.0 * (shares[n][dyn(setup, best_t[n])] - min(shares[n][p] for p in roles["static"]))
         for n in names}
     m["predictive_best_norm"] = {n: by[n]["norm"][best_p[n]] for n in names}
     m["predictive_loo_norm"] = {n: by[n]["norm"][loo_p[n]] for n in names}
@@ -592,7 +602,7 @@ def analyse(spec: Spec, results: Results) -> Analysis:
     m["over_eelru_mean_but_dramatic_pct"] = _mean_of(
         v for n, v in m["over_eelru_pct"].items() if not paper[n]["eelru_dramatically_better"])
     m["over_eelru_max_pct"] = _max_of(m["over_eelru_pct"].values())
-    m["over_eelru_default_pct"] = over({n: f"last-dynamic:{t0}" for n in names})
+    m["over_eelru_default_pct"] = over({n: dyn(setup, t0) for n in names})
     m["over_eelru_loo_pct"] = over(loo_p)
     for suffix in ("default", "loo"):
         values = m[f"over_eelru_{suffix}_pct"]
@@ -662,7 +672,7 @@ def analyse(spec: Spec, results: Results) -> Analysis:
         for k in ks:
             row[f"last-static:{k}"] = p["static"][k]
         for t in ts:
-            row[f"last-dynamic:{t}"] = p["dynamic"][t]
+            row[dyn(setup, t)] = p["dynamic"][t]
         for a in setup["dp_a"]:
             row[f"dp-approx:{float(a)}"] = p["dp"][float(a)]
         for r, q in zip(setup["dynamic_rules"], roles["rules"]):
@@ -683,9 +693,9 @@ def analyse(spec: Spec, results: Results) -> Analysis:
             "paper_over_eelru_pct": e["paper"].get("over_eelru_pct"),
             "static_beats_lru": bool(m["static_beats_lru"][n]), "paper_static_beats_lru": e["paper"].get(
                 "static_beats_lru")})
-        for q in roles["static"] + [f"last-dynamic:{best_t[n]}", f"last-dynamic:{t0}"] + roles["rules"]:
+        for q in roles["static"] + [dyn(setup, best_t[n]), dyn(setup, t0)] + roles["rules"]:
             row[f"dead_list_share {q}"] = shares[n][q]
-        row["dead_list_share best dynamic"] = shares[n][f"last-dynamic:{best_t[n]}"]
+        row["dead_list_share best dynamic"] = shares[n][dyn(setup, best_t[n])]
         for kind, share in accuracy[n].items():
             row[f"{dp_label} {kind}"] = share
         t = p["timed"]
@@ -737,7 +747,7 @@ def analyse(spec: Spec, results: Results) -> Analysis:
             ["program", "paper", *setup["dynamic_rules"], "Dead-List share: paper",
              *[f"{r}" for r in setup["dynamic_rules"]]],
             [[n, f"{m['dynamic_default_norm'][n]:.2f}", *[f"{by[n]['rules'][r]:.2f}" for r in setup["dynamic_rules"]],
-              fmt_pct(100 * shares[n][f"last-dynamic:{t0}"]), *[fmt_pct(100 * shares[n][q]) for q in roles["rules"]]]
+              fmt_pct(100 * shares[n][dyn(setup, t0)]), *[fmt_pct(100 * shares[n][q]) for q in roles["rules"]]]
              for n in names]))
     views.append(View(
         f"Figures 16-18: DP-Approx (replay faults / LRU's for each a; at a = {ta:g} how its predictions came out, "
