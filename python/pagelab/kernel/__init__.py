@@ -7,6 +7,8 @@ machine's kernel, in memory cgroups, with real swap (docs/kernel-backend.md).
 - :mod:`.procfs`: samples from /proc and the cgroup files
 - :mod:`.runner`: where the native runner (pagelab-runner) is
 - :mod:`.backend`: a run, as a :class:`pagelab.system.SystemResult`
+- :mod:`.controllers`: the papers' mechanisms acting on a run (the token, load control;
+  docs/kernel.md)
 """
 
 from .backend import run_kernel

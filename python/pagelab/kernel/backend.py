@@ -234,6 +234,7 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
                     _emitter_done(r, config_name)
                     pv = next(v for v in view.procs if v.pid == r.popen.pid)
                     pv.ended = True
+                    view.now_s = r.end
                     for c in controllers:
                         c.exited(view, pv)
         if controllers and now >= next_control:
@@ -388,13 +389,17 @@ def run_kernel(engine_config: dict, name: str, progress: Optional[Callable] = No
     ``[kernel]`` table's ``repeats`` > 1
     the whole run is repeated: per-process numbers are the medians and ``spread`` holds
     each one's smallest and largest (the kernel is not deterministic)."""
-    if not is_root():
-        raise PagelabError("the kernel backend needs root (it creates memory cgroups and reads other "
-                           "processes' /proc files): run as root, or use the simulator (the default backend)")
     for key in ("gang", "numa"):
         if key in engine_config:
             raise PagelabError(f"{name}: [{key}]: the kernel backend runs [system] + [[process]] configurations only")
     options = kernel_options(engine_config.get("kernel", {}), name)
+    ncpus = len(options["cpus"]) if options["cpus"] else None
+    # the controllers' settings checked before anything runs, root or not (a bad [token]
+    # key is one line now, not after the runs alone)
+    controllers_for(engine_config, name, None, ncpus)
+    if not is_root():
+        raise PagelabError("the kernel backend needs root (it creates memory cgroups and reads other "
+                           "processes' /proc files): run as root, or use the simulator (the default backend)")
     system = engine_config.get("system", {})
     page_size = int(system.get("page_size", 4096))
     if page_size % os.sysconf("SC_PAGE_SIZE"):
@@ -425,7 +430,7 @@ def run_kernel(engine_config: dict, name: str, progress: Optional[Callable] = No
         while len(runs) < options["repeats"]:
             alone = _alone_runs(procs, sample_s, page_size, name, progress, options) if dedicated and alone_first else {}
             dedicated_ns = [int(alone[p.name] * 1e9) for p in procs] if alone else None
-            controllers = controllers_for(engine_config, name, dedicated_ns)
+            controllers = controllers_for(engine_config, name, dedicated_ns, ncpus)
             try:
                 shared = _run_group(procs, limit, sample_s, page_size, name, progress, options["cpus"],
                                     controllers, options["control_ms"] / 1000.0)
@@ -440,7 +445,12 @@ def run_kernel(engine_config: dict, name: str, progress: Optional[Callable] = No
             for c in controllers:
                 extra = c.result()
                 runs[-1]["token_events"] = runs[-1]["token_events"] + list(extra.pop("token_events", []))
+                # per process counters (token_grabs, token_held_ns, suspended_ns) into its row
+                per_process = extra.pop("processes", {})
+                for row in runs[-1]["processes"]:
+                    row.update(per_process.get(row["name"], {}))
                 runs[-1].setdefault("controllers", {})[c.name] = extra
+            runs[-1]["token_events"].sort(key=lambda e: e["t_ns"])
     finally:
         if old is not None:
             signal.signal(signal.SIGTERM, old)
@@ -465,7 +475,8 @@ def _alone_runs(procs, sample_s, page_size, name, progress, options) -> dict:
 
 #: per-process numbers whose median (and spread) a repeated run reports
 _REPEATED = ("runtime_ns", "dedicated_ns", "slowdown", "major_faults", "minor_faults", "page_ins", "cpu_ns",
-             "peak_rss_bytes", "peak_swap_bytes", "runner_own_rss_bytes")
+             "peak_rss_bytes", "peak_swap_bytes", "runner_own_rss_bytes", "token_grabs", "token_held_ns",
+             "suspended_ns")
 
 
 def _median(values: list):

@@ -50,6 +50,20 @@ def members(group: Path) -> List[int]:
     return [int(p) for p in _read(group / "cgroup.procs").split()]
 
 
+def signal_members(group: Path, sig: int, pid: Optional[int] = None) -> None:
+    """``sig`` to every process of ``group`` (and to ``pid``), twice: a process forked
+    between the reading of cgroup.procs and the signals gets it the second time."""
+    for _ in range(2):
+        pids = set(members(group))
+        if pid is not None:
+            pids.add(pid)
+        for p in pids:
+            try:
+                os.kill(p, sig)
+            except ProcessLookupError:
+                pass
+
+
 def _kill_and_remove(group: Path, timeout_s: float = 5.0) -> None:
     """Kills every process of ``group`` and its children, then removes them (deepest
     first). Raises PagelabError when a group cannot be removed in time."""
@@ -217,6 +231,81 @@ class RunCgroups:
         if self.version != 2:
             return None
         return _read(self.path / "memory.pressure").strip() or None
+
+    # ------------------------------------------------------------ what controllers use
+
+    def child(self, name: str) -> Path:
+        return self.children[name]
+
+    def limit_hits(self, group: Optional[Path] = None) -> int:
+        """How often a charge met the group's limit so far: v1 memory.failcnt, v2
+        memory.events 'max' (the times usage would have passed memory.max)."""
+        g = group or self.path
+        if self.version == 1:
+            text = _read(g / "memory.failcnt").strip()
+            return int(text) if text.isdigit() else 0
+        return self.events(g).get("max", 0)
+
+    def events(self, group: Path) -> Dict[str, int]:
+        """v2 memory.events (low, high, max, oom, oom_kill, ...); empty on v1."""
+        out = {}
+        for line in _read(group / "memory.events").splitlines():
+            k, _, v = line.partition(" ")
+            if v.strip().isdigit():
+                out[k] = int(v)
+        return out
+
+    def pressure_some_us(self, group: Optional[Path] = None) -> Optional[int]:
+        """v2 memory.pressure: the 'some' total (microseconds in which some task of the
+        group stalled on memory); None on v1 or without PSI."""
+        if self.version != 2:
+            return None
+        for line in _read((group or self.path) / "memory.pressure").splitlines():
+            if line.startswith("some "):
+                for field in line.split()[1:]:
+                    k, _, v = field.partition("=")
+                    if k == "total" and v.isdigit():
+                        return int(v)
+        return None
+
+    def major_faults(self, group: Path) -> int:
+        """Major faults of every task charged to ``group`` (memory.stat pgmajfault, v1
+        and v2): a command's forked children count too, which /proc/PID/stat of the
+        process it started does not show until they are reaped."""
+        return self.stat(group).get("pgmajfault", 0)
+
+    def limit_text(self, group: Path) -> str:
+        """The group's own limit as its file holds it (v1 memory.limit_in_bytes, v2
+        memory.max), to be written back as it was."""
+        return _read(group / ("memory.limit_in_bytes" if self.version == 1 else "memory.max")).strip()
+
+    def set_limit(self, group: Path, limit: Optional[object]) -> bool:
+        """Sets ``group``'s own limit (v1 memory.limit_in_bytes, v2 memory.max): bytes, a
+        text read by :meth:`limit_text`, or None for no limit. A limit below the group's
+        use makes the kernel reclaim the group down to it, in this call; when it cannot
+        (v1: EBUSY after its retries) the limit is left as it was and False returned.
+        Any other failure is an error."""
+        f = group / ("memory.limit_in_bytes" if self.version == 1 else "memory.max")
+        value = ("-1" if self.version == 1 else "max") if limit is None else str(limit)
+        try:
+            f.write_text(value)
+        except OSError as err:
+            if err.errno in (errno.EBUSY, errno.EINTR, errno.EAGAIN):
+                return False
+            raise PagelabError(f"{f}: cannot write '{value}': {err.strerror or err}") from None
+        return True
+
+    def set_protection(self, group: Path, low_bytes: Optional[int] = None, min_bytes: Optional[int] = None) -> None:
+        """v2: ``group``'s reclaim protection, memory.low (best effort: its memory is
+        reclaimed only when no unprotected memory is left in the reclaiming ancestor) and
+        memory.min (never reclaimed); None leaves a file as it is, 0 removes the
+        protection. cgroup v1 has no such files: a one-line error."""
+        if self.version != 2:
+            raise PagelabError(f"{group}: cgroup v1 has no memory.low/memory.min (reclaim protection is v2's)")
+        if low_bytes is not None:
+            _write(group / "memory.low", str(int(low_bytes)))
+        if min_bytes is not None:
+            _write(group / "memory.min", str(int(min_bytes)))
 
 
 def remove_stale(hierarchy: Optional[CgroupHierarchy] = None) -> List[str]:

@@ -7,9 +7,11 @@ where they mean the same).
 
 The backend calls, in its supervision loop (backend.py ``_supervise``):
 ``started(view, proc)`` when a process starts, ``tick(view, now_s)`` every
-``control_ms`` (default 50 ms), ``exited(view, proc)`` when one ends, and at the end
+``control_ms`` (default 50 ms), ``exited(view, proc)`` when one ends (``view.now_s``
+its end), ``finish(view)`` when the run is over, however it ended, and then
 ``result()``, whose keys go into the run's result (``token_events`` as the simulator
-has them, and the controller's own counters under ``controllers``)."""
+has them, per-process counters into the processes' rows, the controller's own counters
+under ``controllers``)."""
 
 from __future__ import annotations
 
@@ -76,7 +78,9 @@ class Controller:
 
     def result(self) -> Dict[str, object]:
         """Keys for the run's result: ``token_events`` (a list of {t_ns, event,
-        process}) and this controller's counters (under ``controllers``)."""
+        process}), ``processes`` (by process name, counters for its row of the result:
+        token_grabs, token_held_ns, suspended_ns) and this controller's own counters
+        (under ``controllers``)."""
         return {}
 
 
