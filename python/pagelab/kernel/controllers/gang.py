@@ -64,8 +64,6 @@ RESERVE_TICKS = 2.0
 AI_CHUNK_PAGES = 4096
 #: the first part of a quantum whose major faults a switch's details record (figure 1's compaction)
 EARLY_SHARE = 0.25
-#: how long a page-out waits for its writes before having them reclaimed (s)
-WRITEBACK_WAIT_S = 2.0
 #: how long a stop waits for the process to be stopped (s)
 STOP_WAIT_S = 2.0
 
@@ -362,28 +360,15 @@ class GangController(Controller):
                 if flags is not None:
                     written = int((~has_flag(flags, KPF_SWAPCACHE)).sum())
                 process_madvise(job.pidfd, addr_runs(addrs), MADV_PAGEOUT, PAGE)
-                self._wait_writeback(view, job)
-                # clean pages left at once; the written ones wait for reclaim
+                # clean pages left at once; the written ones wait for reclaim, which
+                # waits for their writes (it finds them marked for reclaim; the memory
+                # statistics that would say when they are written lag by up to 2 s)
                 rest = pages - max(0, before - view.cgroups.usage_bytes(job.cgroup)) // PAGE
                 view.cgroups.reclaim(job.cgroup, rest * PAGE)
         freed = max(0, before - view.cgroups.usage_bytes(job.cgroup)) // PAGE
         if freed == 0:
             job.exhausted = True  # nothing of it can go: the kernel's reclaim takes over
         return freed, written
-
-    def _wait_writeback(self, view: RunView, job: _Job) -> None:
-        """Until the job's pages under writeback are written (v1: its memory.stat
-        ``writeback``; v2 has no anonymous count per group: the machine's nr_writeback),
-        at most WRITEBACK_WAIT_S: then reclaim finds them written, at its list's tail."""
-        deadline = time.monotonic() + WRITEBACK_WAIT_S
-        while time.monotonic() < deadline:
-            if view.cgroups.version == 1:
-                busy = view.cgroups.stat(job.cgroup).get("writeback", 0)
-            else:
-                busy = vmstat().get("nr_writeback", 0)
-            if busy == 0:
-                return
-            time.sleep(0.005)
 
     def _selective(self, view: RunView, counter: str) -> int:
         """Figure 2: room below the reserve is made from the outgoing job."""
