@@ -5,8 +5,8 @@ Swap must be active (the integrator's swap file, or the one test_kernel_backend.
 up for its module): a test that needs it skips without.
 
 The tight case: two scans of 3,000 pages (12 MiB, clean after their first pass), each
-computing about 0.5 s alone, in 1.3 times one job's memory (its pages and the runner's
-own 3.5 MiB): each fits alone, the two do not. A quantum of 1 s spans about ten passes,
+computing about 1.4 s alone, in 1.3 times one job's memory (its pages and the runner's
+own 3.5 MiB): each fits alone, the two do not. A quantum of 1 s spans ten passes or more,
 so the paging at a switch is a part of the quantum, as in the paper's runs. Measures
 per quantum (the switch log's details: a job's major faults in its quantum, in its
 first quarter) are compared, not completion times, which the machine's other load

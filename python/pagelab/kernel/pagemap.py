@@ -23,12 +23,17 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 CHUNK_PAGES = 8192
 #: empty chunks in a row (64 MiB of address space) that end the read of a mapping
 EMPTY_CHUNKS = 2
+#: kpageflags blocks (4 KiB, 512 frames each) read at once when the frames wanted lie close (the
+#: kernel computes the flags of every frame it is asked for: for 4,400 frames 1-4 blocks took
+#: 20 ms, 16 blocks 46 ms, 64 blocks 92 ms)
+KPAGEFLAGS_SPAN = 4
 #: pagemap bits
 PRESENT = np.uint64(1 << 63)
 SWAPPED = np.uint64(1 << 62)
 SOFT_DIRTY = np.uint64(1 << 55)
 PFN_MASK = np.uint64((1 << 55) - 1)
 #: kpageflags bits (Documentation/admin-guide/mm/pagemap.rst)
+KPF_REFERENCED = 2
 KPF_WRITEBACK = 8
 KPF_ACTIVE = 6
 KPF_ANON = 12
@@ -38,28 +43,57 @@ _NOT_ANON = ("[vvar]", "[vdso]", "[vsyscall]", "[vvar_vclock]", "[uprobes]")
 Run = Tuple[int, int]
 
 
+def _anon_range(line: str) -> Optional[Tuple[int, int]]:
+    """(start, end) when a maps/smaps header line is a private writable anonymous
+    mapping (the heap, the stack, an anonymous mmap: a runner's region), else None."""
+    parts = line.split(None, 5)
+    if len(parts) < 5 or "-" not in parts[0]:
+        return None
+    perms, inode = parts[1], parts[4]
+    path = parts[5].strip() if len(parts) > 5 else ""
+    if len(perms) < 4 or inode != "0" or perms[:2] != "rw" or perms[3] != "p" or path in _NOT_ANON:
+        return None
+    if path and not (path in ("[heap]", "[stack]") or path.startswith("[anon")):
+        return None
+    a, b = parts[0].split("-")
+    try:
+        return int(a, 16), int(b, 16)
+    except ValueError:
+        return None
+
+
 def anon_mappings(pid: int) -> List[Tuple[int, int]]:
-    """(start, end) of the process's private writable anonymous mappings (the heap, the
-    stack, anonymous mmaps: a runner's region); [] when it is gone."""
+    """(start, end) of the process's private writable anonymous mappings; [] when it is gone."""
     try:
         with open(f"/proc/{pid}/maps") as f:
             lines = f.read().splitlines()
     except OSError:
         return []
-    out = []
+    return [r for r in map(_anon_range, lines) if r is not None]
+
+
+def anon_referenced_pages(pid: int) -> Optional[int]:
+    """Pages of the process's anonymous mappings referenced since its bits were last
+    cleared (/proc/PID/smaps ``Referenced`` of those mappings: smaps_rollup's would count
+    its program's and libraries' file pages too, which its memory cgroup is not charged
+    for); None when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/smaps") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    total, inside = 0, False
     for line in lines:
-        parts = line.split(None, 5)
-        if len(parts) < 5:
-            continue
-        perms, inode = parts[1], parts[4]
-        path = parts[5].strip() if len(parts) > 5 else ""
-        if inode != "0" or perms[:2] != "rw" or perms[3] != "p" or path in _NOT_ANON:
-            continue
-        if path and not (path in ("[heap]", "[stack]") or path.startswith("[anon")):
-            continue
-        a, b = parts[0].split("-")
-        out.append((int(a, 16), int(b, 16)))
-    return out
+        if line[:1].isdigit() or line[:1] in "abcdef":
+            if _anon_range(line) is not None:
+                inside = True
+                continue
+            if "-" in line.split(None, 1)[0]:
+                inside = False
+                continue
+        if inside and line.startswith("Referenced:"):
+            total += int(line.split()[1]) * 1024
+    return total // PAGE
 
 
 class PageMap:
@@ -158,23 +192,28 @@ def page_flags(pfns: np.ndarray) -> Optional[np.ndarray]:
         fd = os.open("/proc/kpageflags", os.O_RDONLY)
     except OSError:
         return None
-    out = np.zeros(len(pfns), np.uint64)
     try:
         # one read per 4 KiB block of kpageflags (512 frames) holding any of them
-        blocks = pfns // np.uint64(512)
-        for b in np.unique(blocks):
+        blocks, where = np.unique(pfns // np.uint64(512), return_inverse=True)
+        words = np.zeros((len(blocks), 512), np.uint64)
+        # blocks close together in one read (at most KPAGEFLAGS_SPAN blocks, gaps included)
+        i = 0
+        while i < len(blocks):
+            j = i
+            while j + 1 < len(blocks) and blocks[j + 1] - blocks[i] < KPAGEFLAGS_SPAN:
+                j += 1
+            first, n = int(blocks[i]), int(blocks[j] - blocks[i]) + 1
             try:
-                data = os.pread(fd, 4096, int(b) * 4096)
+                data = os.pread(fd, 4096 * n, first * 4096)
             except OSError:
-                continue
-            words = np.frombuffer(data, dtype=np.uint64)
-            sel = np.nonzero(blocks == b)[0]
-            idx = (pfns[sel] % np.uint64(512)).astype(np.int64)
-            ok = idx < len(words)
-            out[sel[ok]] = words[idx[ok]]
+                data = b""
+            got = np.frombuffer(data[: len(data) // 8 * 8], dtype=np.uint64)
+            got = np.concatenate((got, np.zeros(n * 512 - len(got), np.uint64))).reshape(n, 512)
+            words[i:j + 1] = got[(blocks[i:j + 1] - blocks[i]).astype(np.int64)]
+            i = j + 1
     finally:
         os.close(fd)
-    return out
+    return words[where.reshape(-1), (pfns % np.uint64(512)).astype(np.int64)]
 
 
 def has_flag(flags: np.ndarray, bit: int) -> np.ndarray:

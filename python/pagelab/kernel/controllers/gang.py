@@ -47,12 +47,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
 
+import numpy as np
+
 from ..._core import PagelabError
 from ..cgroups import members
 from ..madvise import MADV_PAGEOUT, MADV_WILLNEED, pidfd_open, process_madvise
-from ..pagemap import (KPF_SWAPCACHE, KPF_WRITEBACK, PAGE, PRESENT, SWAPPED, PageMap, addr_runs, has_flag,
-                       intersect, page_flags, run_pages, take_pages)
-from ..procfs import clear_refs, process_sample, referenced_bytes, vmstat
+from ..pagemap import (KPF_ACTIVE, KPF_REFERENCED, KPF_SWAPCACHE, KPF_WRITEBACK, PAGE, PRESENT, SWAPPED, PageMap,
+                       addr_runs, anon_referenced_pages, has_flag, intersect, page_flags, run_pages, take_pages)
+from ..procfs import clear_refs, process_sample
 from .base import Controller, ProcView, RunView
 
 #: figure 2's target: Linux 2.2's freepages.high, 3 x (memory >> 7), as a share of the limit
@@ -215,8 +217,7 @@ class GangController(Controller):
                   "to": self.jobs[nxt].proc.name}
         if out is not None:
             job = self.jobs[out]
-            ref = referenced_bytes(job.proc.pid, clear=False)
-            job.working_set = None if ref is None else ref // PAGE
+            job.working_set = anon_referenced_pages(job.proc.pid)
             self._stop(job, view)
             job.exhausted = False
             # what its quantum cost it: major faults and pages read back (its cgroup's refaults)
@@ -354,11 +355,17 @@ class GangController(Controller):
         left = pages - max(0, before - view.cgroups.usage_bytes(job.cgroup)) // PAGE
         if left > 0 and job.pidfd is not None:
             addrs, pfns, _ = job.pages.resident()
-            addrs, pfns = addrs[:left], pfns[:left]
+            flags = page_flags(pfns)
+            if flags is not None and len(addrs):
+                # the oldest first, as the kernel's lists hold them: inactive and not
+                # referenced, inactive and referenced, then active (address order within)
+                rank = 2 * has_flag(flags, KPF_ACTIVE).astype(int) + has_flag(flags, KPF_REFERENCED).astype(int)
+                pick = np.sort(np.argsort(rank, kind="stable")[:left])
+                addrs, flags = addrs[pick], flags[pick]
+                written = int((~has_flag(flags, KPF_SWAPCACHE)).sum())
+            else:
+                addrs = addrs[:left]
             if len(addrs):
-                flags = page_flags(pfns)
-                if flags is not None:
-                    written = int((~has_flag(flags, KPF_SWAPCACHE)).sum())
                 process_madvise(job.pidfd, addr_runs(addrs), MADV_PAGEOUT, PAGE)
                 # clean pages left at once; the written ones wait for reclaim, which
                 # waits for their writes (it finds them marked for reclaim; the memory
