@@ -59,8 +59,8 @@ from .base import Controller, ProcView, RunView
 
 #: figure 2's target: Linux 2.2's freepages.high, 3 x (memory >> 7), as a share of the limit
 RESERVE_SHARE = 3.0 / 128.0
-#: ... and at least twice what the running job took in one tick this quantum (a user-space
-#: page-out acts once a tick, the paper's in the allocation path)
+#: ... or twice the most the running job took in one tick (a user-space page-out acts once a
+#: tick, the paper's in the allocation path), no more than it can still need (_reserve)
 RESERVE_TICKS = 2.0
 #: adaptive page-in: pages read per process_madvise call at most when ``so`` makes room first
 AI_CHUNK_PAGES = 4096
@@ -88,9 +88,9 @@ class _Job:
     exhausted: bool = False
     #: its major faults and its cgroup's refaults at its last switch-in
     faults_at_in: int = 0
-    #: its largest growth in one tick (pages), any quantum: selective page-out's reserve
-    max_growth: int = 0
     refaults_at_in: int = 0
+    #: its largest growth in one tick (pages), any quantum so far: selective page-out's reserve
+    max_growth: int = 0
 
 
 class GangController(Controller):
