@@ -280,7 +280,8 @@ def test_the_kernel_version_runs_the_serial_part_and_leaves_the_parallel_claims_
     k = spec.table("kernel")
     for p in points:
         assert p.mode == "gang" and p.config["gang"]["nodes"] == 1
-        assert p.config["kernel"] == {"repeats": k["quick_repeats"], "cpus": k["cpus"], "control_ms": k["control_ms"]}
+        assert p.config["kernel"] == {"repeats": k["quick_repeats"], "cpus": k["cpus"], "control_ms": k["control_ms"],
+                                      "dedicated": False}
         # simulated seconds made real: the quick quantum 1.6 s x quick_time_scale
         assert p.config["gang"]["quantum_s"] == pytest.approx(8.0 * 0.2 * k["quick_time_scale"])
         assert p.config["system"]["sample_ms"] >= 50.0

@@ -315,3 +315,12 @@ def test_pagelab_run_prints_the_jobs_table(tmp_path, cli):
                      load_config(str(cfg))[0])
     # each job's dedicated time: the process alone without a limit
     assert all(j["dedicated_ns"] and j["dedicated_ns"] > 0 for j in res.raw["jobs"])
+
+
+def test_kernel_dedicated_is_true_or_false():
+    from pagelab.system import kernel_options
+
+    assert kernel_options({}, "x")["dedicated"] is True
+    assert kernel_options({"dedicated": False}, "x")["dedicated"] is False
+    with pytest.raises(PagelabError, match=r"^x: kernel.dedicated: expected true or false, got 1$"):
+        kernel_options({"dedicated": 1}, "x")

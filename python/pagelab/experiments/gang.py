@@ -45,7 +45,7 @@ from ..timed import run_engine
 from .claims import spearman
 from .common import base_table, fmt_pct, laid_over, reduction_pct
 from .protocol import Analysis, Point, Results, Spec, View
-from .schema import AnyTable, ArrayOf, Field, Int, List_, Number, Str, Table
+from .schema import AnyTable, ArrayOf, Bool, Field, Int, List_, Number, Str, Table
 
 #: what the experiment measures on this machine's kernel (reproduce gang --on kernel)
 KERNEL = ("the serial runs: figure 7 (two instances of each workload on one machine under the kernel's own "
@@ -127,7 +127,9 @@ TABLES = {
         "repeats": Field(Number(min=1, max=100, whole=True), 3, "each kernel run repeated this many times (medians)"),
         "quick_repeats": Field(Number(min=1, max=100, whole=True), 1, "the same with --quick"),
         "cpus": Field(List_(Int(min=0)), [0], "the CPUs the jobs run on ([kernel] cpus of each run)"),
-        "control_ms": Field(Number(min=1, max=10000, whole=True), 50, "how often the gang controller acts"),
+        "control_ms": Field(Number(min=10, max=10000, whole=True), 50, "how often the gang controller acts"),
+        "dedicated": Field(Bool(), False, "each job also run alone without a limit (its dedicated time; the "
+                                          "analysis compares with batch, not with it)"),
     }), {}, "reproduce --on kernel: how the serial runs go to this machine's kernel (docs/kernel.md)"),
     "breakdown": Field(Table({
         "workload": Field(Str(), doc="the [[workload]] run under each combination (the paper: LU)"),
@@ -467,7 +469,7 @@ def kernel_table(spec: Spec) -> dict:
     """The [kernel] table of a run on the kernel: repetitions, CPUs, the controller's period."""
     k = spec.table("kernel")
     return {"repeats": int(k["quick_repeats"] if spec.quick else k["repeats"]), "cpus": list(k["cpus"]),
-            "control_ms": int(k["control_ms"])}
+            "control_ms": int(k["control_ms"]), "dedicated": bool(k["dedicated"])}
 
 
 def points(spec: Spec) -> List[Point]:

@@ -412,6 +412,7 @@ def run_kernel(engine_config: dict, name: str, progress: Optional[Callable] = No
     if gang:
         controllers_for(engine_config, name)  # the [gang] table checked before anything runs
     options = kernel_options(engine_config.get("kernel", {}), name)
+    dedicated = dedicated and options["dedicated"]
     system = engine_config.get("system", {})
     page_size = int(system.get("page_size", 4096))
     if page_size % os.sysconf("SC_PAGE_SIZE"):
