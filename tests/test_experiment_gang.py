@@ -252,3 +252,54 @@ def test_activity_measures():
     assert m["activity_paged_reduction_pct"] == pytest.approx({"so/ao/ai/bg": 25.0})
     assert m["activity_intensity_ratio"] == pytest.approx(4.0)
     assert not math.isnan(m["activity_intensity_ratio"])
+
+
+class _StandIn:
+    """Results for the kernel version's points, from the simulator (the same schema):
+    what its analysis does with them, not what the kernel measures."""
+
+    def __init__(self, spec):
+        from pagelab.timed import run_engine
+
+        self.raw = {}
+        for p in G.points(spec):
+            raw = dict(run_engine(p.config, p.key).raw, backend="kernel", kernel="stand-in")
+            self.raw[p.key] = raw
+
+    def full(self, key):
+        return self.raw[key]
+
+
+def test_the_kernel_version_runs_the_serial_part_and_leaves_the_parallel_claims_not_measured(tmp_path):
+    from pagelab.experiments.claims import evaluate
+
+    spec = load_spec(FILE, quick=True, on="kernel")
+    points = G.points(spec)
+    # figure 7 (batch, LRU, so/ao/ai/bg per workload) and figure 9's serial row: 19 runs
+    assert len(points) == 19 and all(" x1 | " in p.key for p in points)
+    k = spec.table("kernel")
+    for p in points:
+        assert p.mode == "gang" and p.config["gang"]["nodes"] == 1
+        assert p.config["kernel"] == {"repeats": k["quick_repeats"], "cpus": k["cpus"], "control_ms": k["control_ms"],
+                                      "dedicated": False}
+        # simulated seconds made real: the quick quantum 1.6 s x quick_time_scale
+        assert p.config["gang"]["quantum_s"] == pytest.approx(8.0 * 0.2 * k["quick_time_scale"])
+        assert p.config["system"]["sample_ms"] >= 50.0
+    # memory for an instance: memory_ratio x (its pages + the runner's own)
+    size = G.sizes(spec)["LU"]
+    assert size["frames"] == round(1.3 * (size["pages"] + k["runner_pages"]))
+    results = _StandIn(spec)
+    a = G.analyse(spec, results)
+    assert any("not measured" in line for line in a.lines)
+    verdicts = {r.claim.id: r.verdict for r in evaluate(spec.claims, a.measures)}
+    parallel = {"parallel-completion", "parallel-less-on-more-nodes", "cg-smallest-parallel", "cg-4-little",
+                "sp-4-machines", "more-stress-more-gain", "up-to-90", "reduction-spread", "lu-parallel-lru-overhead",
+                "lu-serial-best", "ao-helps-parallel", "mg-2-machines", "fig6-compaction", "fig6-so-compacts",
+                "fig6-so-less-paging", "fig6-intensity"}
+    for cid in parallel & set(verdicts):
+        assert verdicts[cid] == "not measured", cid
+    assert all(v == "not measured" for c, v in verdicts.items() if c.startswith("clock-"))
+    for cid in ("serial-completion", "lu-serial-lru-overhead", "ao-hurts-serial", "bg-alleviates-serial"):
+        assert verdicts[cid] != "not measured", cid
+    written = G.figures(spec, a, results, tmp_path)
+    assert "gang-serial-completion.png" in written and "gang-activity.png" in written

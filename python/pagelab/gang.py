@@ -59,15 +59,19 @@ class GangResult:
         """One row per job: completion (s), its dedicated time (the job alone with all
         the memory it wants: split over several nodes, its own parallel run; otherwise
         the serial run), and its major faults, pages read and pages written summed over
-        the nodes."""
+        the nodes. On the kernel a process's pages written are not known (the kernel
+        counts swap-outs for the whole machine): None, as a dedicated time not measured."""
         import pandas as pd
+
+        def total(values):
+            return None if any(v is None for v in values) else sum(values)
 
         rows = []
         for i, j in enumerate(self.raw["jobs"]):
             procs = [n["processes"][i] for n in self.raw["nodes"]]
-            rows.append([j["name"], j["end_ns"] / 1e9, j["dedicated_ns"] / 1e9,
-                         sum(p["major_faults"] for p in procs), sum(p["page_ins"] for p in procs),
-                         sum(p["page_outs"] for p in procs)])
+            rows.append([j["name"], j["end_ns"] / 1e9, None if j["dedicated_ns"] is None else j["dedicated_ns"] / 1e9,
+                         total([p["major_faults"] for p in procs]), total([p["page_ins"] for p in procs]),
+                         total([p["page_outs"] for p in procs])])
         return pd.DataFrame(rows, columns=self.JOB_COLUMNS)
 
     @property
@@ -121,22 +125,31 @@ class GangResult:
         return html_table(repr(self), self.jobs) + f"<p>{summary_line(self)}</p>"
 
     def __repr__(self) -> str:
-        return (f"GangResult({self.name!r}, {len(self.raw['jobs'])} jobs on {len(self.nodes)} nodes, "
-                f"{self.end_s:.1f} simulated s)")
+        where = "s on the kernel" if self.raw.get("backend") == "kernel" else "simulated s"
+        return f"GangResult({self.name!r}, {len(self.raw['jobs'])} jobs on {len(self.nodes)} nodes, {self.end_s:.1f} {where})"
 
 
 JOB_TABLE_COLUMNS = ["job", "completion (s)", "dedicated (s)", "major faults", "page-ins", "page-outs"]
 
 
+def _number(value, fmt: str) -> str:
+    """A table cell: '-' for a number not known (None or NaN: the kernel's per-process
+    page-outs)."""
+    if value is None or value != value:
+        return "-"
+    return format(value, fmt)
+
+
 def job_rows(result: GangResult) -> list:
-    return [[r.job, f"{r.end_s:,.2f}", f"{r.dedicated_s:,.2f}", f"{r.major_faults:,}", f"{r.page_ins:,}",
-             f"{r.page_outs:,}"] for r in result.jobs.itertuples()]
+    return [[r.job, f"{r.end_s:,.2f}", _number(r.dedicated_s, ",.2f"), _number(r.major_faults, ",.0f"),
+             _number(r.page_ins, ",.0f"), _number(r.page_outs, ",.0f")] for r in result.jobs.itertuples()]
 
 
 def summary_line(result: GangResult) -> str:
     g = result.config.get("gang", {})
     m = result.mechanisms.sum()
-    return (f"gang: {len(result.nodes)} node(s), {g.get('mode', 'gang')}, {label(g.get('mechanisms', []))}; "
+    where = f"on the kernel ({result.raw.get('kernel')}), " if result.raw.get("backend") == "kernel" else ""
+    return (f"gang: {where}{len(result.nodes)} node(s), {g.get('mode', 'gang')}, {label(g.get('mechanisms', []))}; "
             f"{int(m['switches'] / max(len(result.nodes), 1))} switches; {result.paged_pages:,} pages paged; "
             f"selective {int(m['so_pages']):,}, aggressive {int(m['ao_pages']):,}, adaptive page-in "
             f"{int(m['ai_pages']):,} pages in {int(m['ai_reads']):,} reads, background {int(m['bg_pages']):,}")

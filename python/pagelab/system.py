@@ -160,11 +160,19 @@ def kernel_options(table: dict, name: str) -> dict:
     pages are under swap I/O); ``cpus``, the CPUs the run's processes may use (the
     simulator's machine has one CPU: ``[0]`` makes the kernel's the same; the stream
     generators then run on the others); ``control_ms``, how often the controllers
-    ([token], [load_control], [gang]: docs/kernel.md) act."""
-    out = {"repeats": 1, "oom_retries": 0, "cpus": None, "control_ms": 50}
+    ([token], [load_control], [gang]: docs/kernel.md) act; ``dedicated``, false to skip
+    each process's run alone (its dedicated time and slowdown are then not measured: an
+    experiment that compares with a baseline run of its own saves that time)."""
+    out = {"repeats": 1, "oom_retries": 0, "cpus": None, "control_ms": 50, "dedicated": True}
     for key, value in table.items():
-        if key not in KERNEL_OPTIONS and key != "cpus":
-            raise PagelabError(f"{name}: kernel.{key}: unknown key (expected {', '.join(KERNEL_OPTIONS)}, cpus)")
+        if key not in KERNEL_OPTIONS and key not in ("cpus", "dedicated"):
+            raise PagelabError(f"{name}: kernel.{key}: unknown key (expected {', '.join(KERNEL_OPTIONS)}, cpus, "
+                               "dedicated)")
+        if key == "dedicated":
+            if not isinstance(value, bool):
+                raise PagelabError(f"{name}: kernel.dedicated: expected true or false, got {value!r}")
+            out[key] = value
+            continue
         if key == "cpus":
             online = os.cpu_count() or 1
             if (not isinstance(value, list) or not value or len(set(map(repr, value))) != len(value)

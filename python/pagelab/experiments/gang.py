@@ -17,13 +17,20 @@ Measures are keyed by workload ("LU"), by run ("LU x2": on 2 nodes) or by cluste
 with the paper's numbers position by position.
 
 With --quick the workloads take their ``quick`` sizes and job_s, the quantum and the
-activity window are multiplied by quick_scale (the first version's quick run)."""
+activity window are multiplied by quick_scale (the first version's quick run).
+
+On the kernel (``pagelab reproduce gang --on kernel``, root, swap active): :data:`KERNEL`.
+The runs are the serial ones, each two real processes on this machine gang-scheduled by
+the kernel backend's gang controller (docs/kernel.md), with the simulated seconds made
+real ones by the file's ``[kernel] time_scale``; the parallel runs need several
+machines and their claims are not measured."""
 
 from __future__ import annotations
 
 import copy
 import functools
 import json
+import os
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
@@ -38,8 +45,17 @@ from ..timed import run_engine
 from .claims import spearman
 from .common import base_table, fmt_pct, laid_over, reduction_pct
 from .protocol import Analysis, Point, Results, Spec, View
-from .schema import AnyTable, ArrayOf, Field, Int, List_, Number, Str, Table
+from .schema import AnyTable, ArrayOf, Bool, Field, Int, List_, Number, Str, Table
 
+#: what the experiment measures on this machine's kernel (reproduce gang --on kernel)
+KERNEL = ("the serial runs: figure 7 (two instances of each workload on one machine under the kernel's own "
+          "paging, so/ao/ai/bg and batch) and figure 9's serial row (LU by mechanism); the parallel runs "
+          "(figures 8 and 9 on 2 and 4 nodes, figure 6 on 4) need several machines: their claims are not measured")
+#: the measures over parallel runs (alone, or with the serial ones): not measured on the kernel
+KERNEL_NOT_MEASURED = ("parallel_completion_reduction_pct", "parallel_lru_overhead_pct",
+                       "parallel_overhead_reduction_pct", "parallel_reduction_by_nodes", "parallel_cg_reduction_gap_pct",
+                       "stress_reduction_rho", "overhead_reduction_max_pct", "overhead_reduction_spread_pct",
+                       "lu_serial_reduction_lead_pct")
 #: all four mechanisms (figures 7 and 8)
 ALL = ["so", "ao", "ai", "bg"]
 #: figure 9's combinations
@@ -100,6 +116,21 @@ TABLES = {
         "paper": Field(AnyTable("a table of WORKLOAD_NODES = { overhead_reduction_pct = ... }"), {},
                        "figure 8's numbers, as printed (shown beside ours)"),
     }), {}, "figure 8: the workloads on several nodes, a barrier per iteration"),
+    "kernel": Field(Table({
+        "time_scale": Field(Number(above=0, max=1), 0.1,
+                            "on the kernel: real seconds per simulated second (job_s, the quantum, sample_ms, the "
+                            "activity window)"),
+        "quick_time_scale": Field(Number(above=0, max=1), 0.25, "the same with --quick (on top of quick_scale)"),
+        "runner_pages": Field(Number(min=0, whole=True), 256,
+                              "pages a runner performer has charged to its cgroup beside the stream's (its own "
+                              "heap and stack): added to an instance's footprint for its memory"),
+        "repeats": Field(Number(min=1, max=100, whole=True), 3, "each kernel run repeated this many times (medians)"),
+        "quick_repeats": Field(Number(min=1, max=100, whole=True), 1, "the same with --quick"),
+        "cpus": Field(List_(Int(min=0)), [0], "the CPUs the jobs run on ([kernel] cpus of each run)"),
+        "control_ms": Field(Number(min=10, max=10000, whole=True), 50, "how often the gang controller acts"),
+        "dedicated": Field(Bool(), False, "each job also run alone without a limit (its dedicated time; the "
+                                          "analysis compares with batch, not with it)"),
+    }), {}, "reproduce --on kernel: how the serial runs go to this machine's kernel (docs/kernel.md)"),
     "breakdown": Field(Table({
         "workload": Field(Str(), doc="the [[workload]] run under each combination (the paper: LU)"),
         "paper": Field(AnyTable("a table: serial, nodes_N = reduction %"), {},
@@ -149,8 +180,16 @@ MEASURES.update({f"clock_{k}": f"{MEASURES[k]}; under the clock baseline (setup.
                  for k in BESIDE_MEASURED})
 
 
+def on_kernel(spec: Spec) -> bool:
+    return spec.on == "kernel"
+
+
 def check(spec: Spec) -> None:
     file = spec.path.name
+    online = os.cpu_count() or 1
+    for i, c in enumerate(spec.table("kernel")["cpus"]):
+        if on_kernel(spec) and c >= online:
+            raise PagelabError(f"{file}: kernel.cpus[{i}]: this machine has CPUs 0 to {online - 1}, got {c}")
     setup = spec.table("setup")
     if not setup["memory_ratio"] < 2.0:
         raise PagelabError(f"{file}: setup.memory_ratio: expected a number between 1 and 2 (memory for one "
@@ -234,23 +273,40 @@ def _time(value: float, scale: float) -> float:
     return round(float(value) * scale, 9)
 
 
+def time_scale(spec: Spec) -> float:
+    """Seconds of this run per simulated second of the file: quick_scale with --quick;
+    on the kernel times [kernel] time_scale (real seconds)."""
+    scale = spec.scale
+    if on_kernel(spec):
+        k = spec.table("kernel")
+        scale *= float(k["quick_time_scale"] if spec.quick else k["time_scale"])
+    return scale
+
+
 def settings(spec: Spec) -> dict:
-    """The settings of this run: job_s and the activity window scaled for --quick, the
-    base tables with the quantum scaled."""
+    """The settings of this run: job_s and the activity window scaled for --quick (and
+    on the kernel to real seconds), the base tables with the quantum (and on the kernel
+    the sampling interval, at least the backend's 50 ms) scaled."""
     setup = spec.table("setup")
     base = copy.deepcopy(spec.table("base"))
-    if spec.scale != 1.0 and "quantum_s" in base.get("gang", {}):
-        base["gang"]["quantum_s"] = _time(base["gang"]["quantum_s"], spec.scale)
+    scale = time_scale(spec)
+    if scale != 1.0 and "quantum_s" in base.get("gang", {}):
+        base["gang"]["quantum_s"] = _time(base["gang"]["quantum_s"], scale)
+    if on_kernel(spec):
+        system = base.setdefault("system", {})
+        system["sample_ms"] = max(50.0, round(float(system.get("sample_ms", 1000.0)) * scale, 3))
     until = setup.get("activity_until_s")
-    return {"job_s": _time(setup["job_s"], spec.scale), "memory_ratio": float(setup["memory_ratio"]),
-            "activity_until_s": None if until is None else _time(until, spec.scale),
+    return {"job_s": _time(setup["job_s"], scale), "memory_ratio": float(setup["memory_ratio"]),
+            "activity_until_s": None if until is None else _time(until, scale),
             "early_fraction": float(setup["early_fraction"]), "base": base,
             "page_size": int(base.get("system", {}).get("page_size", 4096))}
 
 
 def parallel_runs(spec: Spec) -> List[tuple]:
     """(workload, nodes) of figure 8: every workload on every cluster size, then the
-    runs on one size only (``also``)."""
+    runs on one size only (``also``); none on the kernel (one machine)."""
+    if on_kernel(spec):
+        return []
     par = spec.table("parallel")
     runs = [(name, nodes) for nodes in par["nodes"] for name in par["workloads"]]
     for run in par["also"]:
@@ -304,12 +360,14 @@ def sizes(spec: Spec) -> Dict[str, dict]:
         cpu = float(proc.get("cpu_ns_per_ref") or s["job_s"] * 1e9 / max(1, refs))
         step = superstep_refs(proc, refs)
         ratio = s["memory_ratio"] * float(entry.get("memory_scale", 1.0))
+        # on the kernel an instance's memory is also the runner's own pages in its cgroup
+        own = int(spec.table("kernel")["runner_pages"]) if on_kernel(spec) else 0
         by_nodes = {}
         for nodes in sorted(sizes_by_nodes.get(entry["name"], set())):
             node_pages = node_footprint(s["base"], dict(proc, cpu_ns_per_ref=cpu), pages, nodes, step)
             by_nodes[nodes] = {"node_pages": node_pages, "frames": max(16, int(round(ratio * node_pages)))}
         out[entry["name"]] = {"pages": pages, "references": refs, "memory_ratio": ratio,
-                              "frames": max(16, int(round(ratio * pages))),
+                              "frames": max(16, int(round(ratio * (pages + own)))),
                               "superstep_refs": step, "cpu_ns_per_ref": cpu,
                               "seconds_per_iteration": cpu * step / 1e9, "nodes": by_nodes}
     return out
@@ -356,13 +414,14 @@ def point_key(workload: str, nodes: int, mechanisms: Optional[list], reclaim: Op
 def _runs(spec: Spec) -> List[tuple]:
     """(workload, nodes, mechanisms) of every run, once each, in the figures' order."""
     par, bd = spec.table("parallel"), spec.table("breakdown")
-    beside = spec.table("setup").get("beside_reclaim")
+    # on the kernel: no second reclaim to run beside the kernel's own
+    beside = None if on_kernel(spec) else spec.table("setup").get("beside_reclaim")
     runs = []
     figure78 = [(w["name"], 1) for w in spec.table("workload")] + parallel_runs(spec)
     for name, nodes in figure78:
         runs += [(name, nodes, m, None) for m in (None, [], ALL)]
     if bd is not None:
-        for nodes in [1] + list(par["nodes"]):
+        for nodes in cluster_sizes(spec):
             runs += [(bd["workload"], nodes, m, None) for m in [None, []] + BREAKDOWN]
         runs += [(bd["workload"], _activity_nodes(spec), m, None) for m in ACTIVITY]
     if beside is not None:
@@ -371,9 +430,14 @@ def _runs(spec: Spec) -> List[tuple]:
     return list({point_key(*r): r for r in runs}.values())
 
 
+def cluster_sizes(spec: Spec) -> List[int]:
+    """Figure 9's cluster sizes: serial, then each of figure 8's; serial only on the kernel."""
+    return [1] if on_kernel(spec) else [1] + list(spec.table("parallel")["nodes"])
+
+
 def _activity_nodes(spec: Spec) -> int:
-    """Figure 6's cluster: the largest."""
-    return max([1] + list(spec.table("parallel")["nodes"]))
+    """Figure 6's cluster: the largest (on the kernel: the one machine, a figure only)."""
+    return max(cluster_sizes(spec))
 
 
 def configs(spec: Spec) -> Dict[str, dict]:
@@ -393,10 +457,19 @@ def configs(spec: Spec) -> Dict[str, dict]:
         factor = scale.get(f"{name} x{nodes}")
         if factor is not None:
             base.setdefault("gang", {})["quantum_s"] = _time(base.get("gang", {}).get("quantum_s", 300.0), factor)
-        out[key] = normalize_config(gang_config(base, proc, frames_of(m, nodes), nodes, mechs, m["superstep_refs"]),
-                                    f"{spec.path.name}: workload '{name}' on {nodes} node(s), {what(mechs)}",
+        cfg = gang_config(base, proc, frames_of(m, nodes), nodes, mechs, m["superstep_refs"])
+        if on_kernel(spec):
+            cfg["kernel"] = kernel_table(spec)
+        out[key] = normalize_config(cfg, f"{spec.path.name}: workload '{name}' on {nodes} node(s), {what(mechs)}",
                                     base_dir)
     return out
+
+
+def kernel_table(spec: Spec) -> dict:
+    """The [kernel] table of a run on the kernel: repetitions, CPUs, the controller's period."""
+    k = spec.table("kernel")
+    return {"repeats": int(k["quick_repeats"] if spec.quick else k["repeats"]), "cpus": list(k["cpus"]),
+            "control_ms": int(k["control_ms"]), "dedicated": bool(k["dedicated"])}
 
 
 def points(spec: Spec) -> List[Point]:
@@ -586,8 +659,16 @@ def _rows(spec: Spec, results: Results) -> tuple:
     serial = [compare(results, w["name"], 1, [ALL]) for w in spec.table("workload")]
     parallel = [compare(results, name, nodes, [ALL]) for name, nodes in parallel_runs(spec)]
     breakdown = [] if bd is None else [compare(results, bd["workload"], nodes, BREAKDOWN)
-                                       for nodes in [1] + list(par["nodes"])]
+                                       for nodes in cluster_sizes(spec)]
     return serial, parallel, breakdown
+
+
+def kernel_of(results: Results, serial: List[dict]) -> str:
+    """The kernel version a kernel run recorded."""
+    if not serial:
+        return "?"
+    raw = results.full(point_key(serial[0]["workload"], 1, None))
+    return str(raw.get("kernel", "?"))
 
 
 def table_rows(serial: List[dict], parallel: List[dict], breakdown: List[dict]) -> List[dict]:
@@ -607,7 +688,14 @@ def analyse(spec: Spec, results: Results) -> Analysis:
     serial, parallel, breakdown = _rows(spec, results)
     m = _serial_parallel_measures(serial, parallel, list(spec.table("parallel")["nodes"]))
     m.update(breakdown_measures(breakdown))
-    beside = spec.table("setup").get("beside_reclaim")
+    lines = []
+    if on_kernel(spec):
+        # one machine: what needs the parallel runs is not measured (no measure, no verdict)
+        for key in KERNEL_NOT_MEASURED:
+            m.pop(key, None)
+        lines.append(f"on this machine's kernel ({kernel_of(results, serial)}): {KERNEL}; the original paging "
+                     "('LRU') is the kernel's own reclaim")
+    beside = None if on_kernel(spec) else spec.table("setup").get("beside_reclaim")
     beside_rows: List[dict] = []
     if beside is not None:
         bserial = [compare(results, w["name"], 1, [ALL], beside) for w in spec.table("workload")]
@@ -615,9 +703,8 @@ def analyse(spec: Spec, results: Results) -> Analysis:
         beside_rows = bserial + bparallel
         m.update({f"{beside}_{k}": v for k, v in
                   _serial_parallel_measures(bserial, bparallel, list(spec.table("parallel")["nodes"])).items()})
-    lines = []
     bd = spec.table("breakdown")
-    if bd is not None:
+    if bd is not None and not on_kernel(spec):
         nodes = _activity_nodes(spec)
         raws = {label(c): results.full(point_key(bd["workload"], nodes, c)) for c in ACTIVITY}
         quantum = float(s["base"].get("gang", {}).get("quantum_s", 300.0))
@@ -736,7 +823,9 @@ def figures(spec: Spec, analysis: Analysis, results: Results, out: Path) -> List
             key = point_key(bd["workload"], nodes, c)
             runs.append((label(c), GangResult(results.full(key), cfgs[key], name=key)))
         name = "gang-activity.png"
-        plot_paging_activity(runs, out / name, until_s=a["settings"]["activity_until_s"],
-                             title=f"{bd['workload']} on {nodes} node(s): paging activity of node 0 (figure 6)")
+        title = (f"{bd['workload']} serial on this machine's kernel: its swap-ins and the machine's swap-outs "
+                 "(figure 6's view; the paper's is on 4 nodes)" if on_kernel(spec) else
+                 f"{bd['workload']} on {nodes} node(s): paging activity of node 0 (figure 6)")
+        plot_paging_activity(runs, out / name, until_s=a["settings"]["activity_until_s"], title=title)
         written.append(name)
     return written

@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Callable, List, Optional
 
 from .._core import PagelabError
+from ..gang import GangResult
 from ..progress import ProgressBar
 from ..system import SystemResult, kernel_options
 from .cgroups import RunCgroups
-from .controllers import CONTROL_MS, Controller, ProcView, RunView, controllers_for
+from .controllers import CONTROL_MS, Controller, ProcView, RunView, controllers_for, resolved_controls
 from .host import is_root, memory_hierarchy, swap_devices
 from .procfs import disk_busy_ms, free_bytes, process_sample, referenced_bytes, swap_disks, vmstat
 from .runner import find_runner
@@ -208,13 +209,15 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
     disks = swap_disks(d["name"] for d in swap_devices())
     busy0 = last_busy = disk_busy_ms(disks)
     system_series = {"t_s": [], "free": [], "cpu_util": [], "disk_util": [], "swap_ins": [], "swap_outs": [],
-                     "cgroup_bytes": [], "cgroup_swap_bytes": []}
+                     "cgroup_bytes": [], "cgroup_swap_bytes": [], "cgroup_swap_ins": []}
+    refaults0 = last_refaults = cg.refaults_anon()
     next_sample = sample_s
     next_control = 0.0
     peak_usage = 0
     ncpu = len(cpus) if cpus else os.cpu_count() or 1
     while pending or any(r.end is None for r in running):
         now = time.monotonic() - t0
+        view.now_s = now
         while pending and pending[0].start_s <= now:
             p = pending.pop(0)
             _start(p, cg.procs_file(p.name), tmp, t0, running, cpus)
@@ -252,7 +255,7 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
             cpu_delta = 0
             for r in running:
                 if r.end is None:
-                    cpu_delta += _sample(r, now, page_size)
+                    cpu_delta += _sample(r, now, page_size, clear_refs=not view.keeps_referenced)
             vm = vmstat()
             system_series["t_s"].append(round(now, 3))
             system_series["free"].append(free_bytes() // page_size)
@@ -264,6 +267,9 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
             system_series["swap_outs"].append(vm.get("pswpout", 0) - last_vm.get("pswpout", 0))
             system_series["cgroup_bytes"].append(cg.usage_bytes())
             system_series["cgroup_swap_bytes"].append(cg.swap_bytes())
+            refaults = cg.refaults_anon()
+            system_series["cgroup_swap_ins"].append(refaults - last_refaults)
+            last_refaults = refaults
             last_vm, last_t = vm, now
             next_sample += sample_s
             if progress is not None:
@@ -276,6 +282,7 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
             "disk_busy_ns": (disk_busy_ms(disks) - busy0) * 1_000_000 if disks else None,
             "swap_ins": vm1.get("pswpin", 0) - vm0.get("pswpin", 0),
             "swap_outs": vm1.get("pswpout", 0) - vm0.get("pswpout", 0),
+            "cgroup_swap_ins": cg.refaults_anon() - refaults0,
             "peak_bytes": max(peak or 0, peak_usage), "cgroup_version": cg.version, "cpus": ncpu,
             "cgroup": str(cg.path), "stale_removed": cg.removed_stale, "pressure": cg.pressure()}
 
@@ -339,12 +346,15 @@ def _start(p: KernelProcess, procs_file: str, tmp: Path, t0: float, running: Lis
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def _sample(r: _Running, now: float, page_size: int) -> int:
-    """One sample of a running process into its series; returns its CPU ns since the last."""
+def _sample(r: _Running, now: float, page_size: int, clear_refs: bool = True) -> int:
+    """One sample of a running process into its series; returns its CPU ns since the last.
+    NAP is the pages referenced since the last sample, or with ``clear_refs`` False
+    (a controller owns the referenced bits: the gang controller clears them at each
+    switch-in) since the controller last cleared them."""
     s = process_sample(r.popen.pid)
     if s is None:
         return 0
-    ref = referenced_bytes(r.popen.pid)
+    ref = referenced_bytes(r.popen.pid, clear=clear_refs)
     r.series["t_s"].append(round(now, 3))
     r.series["rss"].append(s["rss_bytes"] // page_size)
     r.series["mad"].append((s["rss_bytes"] + s["swap_bytes"]) // page_size)
@@ -389,13 +399,15 @@ def run_kernel(engine_config: dict, name: str, progress: Optional[Callable] = No
     ``[kernel]`` table's ``repeats`` > 1
     the whole run is repeated: per-process numbers are the medians and ``spread`` holds
     each one's smallest and largest (the kernel is not deterministic)."""
-    for key in ("gang", "numa"):
-        if key in engine_config:
-            raise PagelabError(f"{name}: [{key}]: the kernel backend runs [system] + [[process]] configurations only")
+    if "numa" in engine_config:
+        raise PagelabError(f"{name}: [numa]: the kernel backend runs [system] + [[process]] configurations (and "
+                           "[gang] on one machine) only")
+    gang = "gang" in engine_config
     options = kernel_options(engine_config.get("kernel", {}), name)
+    dedicated = dedicated and options["dedicated"]
     ncpus = len(options["cpus"]) if options["cpus"] else None
     # the controllers' settings checked before anything runs, root or not (a bad [token]
-    # key is one line now, not after the runs alone)
+    # or [gang] key is one line now, not after the runs alone)
     controllers_for(engine_config, name, None, ncpus)
     if not is_root():
         raise PagelabError("the kernel backend needs root (it creates memory cgroups and reads other "
@@ -419,6 +431,11 @@ def run_kernel(engine_config: dict, name: str, progress: Optional[Callable] = No
         dup = next(n for n in names if names.count(n) > 1)
         raise PagelabError(f"{name}: process names must be unique: '{dup}' appears twice")
     limit = frames * page_size
+    if gang:
+        # the paper's mlock() trick: locked memory is taken from the machine's (as the
+        # simulator takes gang.locked_mb from system.frames)
+        locked = resolved_controls(engine_config, name)["gang"]["locked_mb"]
+        limit -= int(round(locked * 2**20 / page_size)) * page_size
     old = signal.signal(signal.SIGTERM, _sigterm_as_interrupt) if _main_thread() else None
     runs = []
     oom_kills = 0
@@ -457,7 +474,36 @@ def run_kernel(engine_config: dict, name: str, progress: Optional[Callable] = No
     raw = runs[0] if len(runs) == 1 else _combine(runs)
     raw["kernel_options"] = options
     raw["oom_kills"] = oom_kills
+    if gang:
+        return GangResult(gang_raw(raw), config=engine_config, name=name)
     return SystemResult(raw, config=engine_config, name=name)
+
+
+def gang_raw(raw: dict) -> dict:
+    """A kernel run of a [gang] configuration (one machine) in the simulator's gang
+    schema (pagelab.gang.GangResult): its jobs (each job's end and its run alone
+    without a limit), the switch log, and one node: the run's own result with the gang
+    controller's counters under ``gang`` and its swap traffic as ``pages_in`` and
+    ``pages_out`` in the system series. The counters and the switch log are the median
+    repetition's, as the series are."""
+    ctl = raw.get("controllers", {}).get("gang", {})
+    node = {k: v for k, v in raw.items() if k not in ("controllers", "kernel_options", "oom_kills")}
+    series = dict(node["system_series"])
+    # pages read: the run's own (its cgroup's refaults); pages written: the machine's
+    # (the kernel counts swap-outs per machine only), as the backend's pages_written
+    series["pages_in"], series["pages_out"] = series["cgroup_swap_ins"], series["swap_outs"]
+    node["system_series"] = series
+    node["machine_pages_read"] = node["pages_read"]
+    node["pages_read"] = node["cgroup_pages_read"]
+    pages = [p.get("pages") for p in node["processes"]]
+    node["gang"] = dict(ctl.get("gang", {}), exchanged_pages=0, ghost_pages=0,
+                        footprint_pages=sum(pages) if None not in pages else None)
+    jobs = [{"name": p["name"], "end_ns": p["start_ns"] + p["runtime_ns"], "dedicated_ns": p["dedicated_ns"]}
+            for p in node["processes"]]
+    return {"backend": "kernel", "kernel": raw["kernel"], "cgroup_version": raw["cgroup_version"],
+            "end_ns": raw["end_ns"], "jobs": jobs, "switches": ctl.get("switches", []),
+            "switch_details": ctl.get("switch_details", []), "nodes": [node],
+            "kernel_options": raw["kernel_options"], "oom_kills": raw["oom_kills"]}
 
 
 def _alone_runs(procs, sample_s, page_size, name, progress, options) -> dict:
@@ -503,7 +549,7 @@ def _combine(runs: List[dict]) -> dict:
                 row[key] = _median(values)
                 spread[key] = [min(values), max(values)]
         row["spread"] = spread
-    for key in ("pages_read", "pages_written", "end_ns"):
+    for key in ("pages_read", "pages_written", "cgroup_pages_read", "end_ns"):
         values = [r[key] for r in runs if r.get(key) is not None]
         out[key] = _median(values) if values else None
         out.setdefault("spread", {})[key] = [min(values), max(values)] if values else None
@@ -573,6 +619,8 @@ def _result(shared: dict, alone: dict, procs, limit: int, frames: int, page_size
         "disk_busy_ns": shared["disk_busy_ns"], "swap_disks": shared["swap_disks"],
         "disk_reads": None, "disk_writes": None,
         "pages_read": shared["swap_ins"], "pages_written": shared["swap_outs"],
+        # the run's own swap-ins (its cgroup's refaults); pages_read is the machine's
+        "cgroup_pages_read": shared["cgroup_swap_ins"],
         "processes": rows, "series": series, "system_series": shared["system_series"],
         "token_events": [], "stale_cgroups_removed": shared["stale_removed"],
         "memory_pressure": shared["pressure"],

@@ -212,6 +212,15 @@ class RunCgroups:
                 out[k] = int(v)
         return out
 
+    def refaults_anon(self, group: Optional[Path] = None) -> int:
+        """Anonymous pages the group (and its children) read back from swap after the
+        kernel evicted them (memory.stat workingset_refault_anon, v1 ``total_``): its
+        swap-ins, faulted or read ahead or asked for by MADV_WILLNEED, counted per
+        group where /proc/vmstat counts the machine's."""
+        st = self.stat(group)
+        return st.get("total_workingset_refault_anon", st.get("workingset_refault_anon", 0)) if self.version == 1 \
+            else st.get("workingset_refault_anon", 0)
+
     def oom_kills(self, group: Path) -> int:
         """OOM kills inside a group: v1 memory.oom_control 'oom_kill', v2 memory.events
         'oom_kill'. A kill charged to the parent's limit is counted in the child that
@@ -225,6 +234,36 @@ class RunCgroups:
                 if k == "oom_kill" and v.strip().isdigit():
                     total = max(total, int(v))
         return total
+
+    def reclaim(self, group: Path, nbytes: int) -> int:
+        """Has the kernel reclaim about ``nbytes`` of ``group``'s memory now, its own
+        choice of pages (its LRU order: the oldest first, pages already written first);
+        returns the bytes its use fell by. v2: ``memory.reclaim``. v1, which has no such
+        file: its limit is lowered to its use less ``nbytes`` (the write reclaims until
+        the use fits, or fails with EBUSY) and put back at once, also when that fails.
+        Only for a group whose processes are stopped: a running one could hit the
+        lowered limit."""
+        before = self.usage_bytes(group)
+        if nbytes <= 0 or before <= 0:
+            return 0
+        if self.version == 2:
+            try:
+                (group / "memory.reclaim").write_text(str(int(nbytes)))
+            except OSError:
+                pass  # EAGAIN: less could be reclaimed
+            return max(0, before - self.usage_bytes(group))
+        limit_file = group / "memory.limit_in_bytes"
+        old = _read(limit_file).strip()
+        try:
+            limit_file.write_text(str(max(before - int(nbytes), 1 << 20)))
+        except OSError:
+            pass  # EBUSY: could not reclaim down to it
+        finally:
+            try:
+                limit_file.write_text("-1" if not old or int(old) >= 1 << 62 else old)
+            except OSError:
+                pass
+        return max(0, before - self.usage_bytes(group))
 
     def pressure(self) -> Optional[str]:
         """v2 memory.pressure (PSI of the run), None on v1."""

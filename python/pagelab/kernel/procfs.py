@@ -42,9 +42,9 @@ def process_sample(pid: int) -> Optional[dict]:
     return out
 
 
-def referenced_bytes(pid: int) -> Optional[int]:
-    """Bytes of the process's pages referenced since the last call (then clears the
-    referenced bits); None when unavailable (not root, process gone)."""
+def referenced_bytes(pid: int, clear: bool = True) -> Optional[int]:
+    """Bytes of the process's pages referenced since the bits were last cleared (then,
+    with ``clear``, clears them); None when unavailable (not root, process gone)."""
     text = _read(f"/proc/{pid}/smaps_rollup")
     if text is None:
         return None
@@ -52,12 +52,20 @@ def referenced_bytes(pid: int) -> Optional[int]:
     for line in text.splitlines():
         if line.startswith("Referenced:"):
             value = int(line.split()[1]) * 1024
-    try:
-        with open(f"/proc/{pid}/clear_refs", "w") as f:
-            f.write("1")
-    except OSError:
+    if clear and not clear_refs(pid, "1"):
         return None
     return value
+
+
+def clear_refs(pid: int, what: str) -> bool:
+    """Writes ``what`` to /proc/PID/clear_refs ("1": the referenced bits of every page,
+    "4": the soft-dirty bits); False when it cannot (not root, process gone)."""
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w") as f:
+            f.write(what)
+    except OSError:
+        return False
+    return True
 
 
 def vmstat() -> Dict[str, int]:

@@ -45,7 +45,8 @@ def run_point(mode: str, config: dict, name: str = "config", full: bool = False)
         raise PagelabError(f"{name}: unknown point mode '{mode}' (expected {', '.join(MODES)})")
     result = run_kernel(config, name) if mode == "kernel" else run_engine(config, name)
     raw = result.raw
-    if mode == "gang":
+    if mode == "gang" or (mode == "kernel" and "gang" in config):
+        # a [gang] configuration on the kernel (one machine) has the simulator's gang rows
         jobs = result.jobs.to_dict("records")
         mech = result.mechanisms.drop(columns=["node"]).sum().to_dict()
         extra = {"makespan_s": result.end_s, "paged_pages": result.paged_pages,

@@ -53,6 +53,9 @@ class RunView:
     page_size: int
     procs: List[ProcView] = field(default_factory=list)
     now_s: float = 0.0
+    #: a controller reads the processes' referenced bits over spans of its own (the gang
+    #: controller: a job's quantum), so the sampler reads them without clearing them
+    keeps_referenced: bool = False
 
     def live(self) -> List[ProcView]:
         return [p for p in self.procs if not p.ended]
