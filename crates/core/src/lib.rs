@@ -27,7 +27,7 @@ pub use error::{Error, Result};
 /// when the results change and the revision does not.
 macro_rules! results_revision {
     () => {
-        "5"
+        "6"
     };
 }
 pub const RESULTS_REVISION: &str = results_revision!();
