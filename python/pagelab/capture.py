@@ -23,10 +23,13 @@ from .files import parent_dirs
 
 
 def capture(program: Sequence[str], out, page_size: int = 4096, compress: Optional[bool] = None,
-            progress=None, valgrind: str = "valgrind", data_only: bool = False) -> dict:
+            progress=None, valgrind: str = "valgrind", data_only: bool = False, cwd=None,
+            stdout=None) -> dict:
     """Runs ``program`` under ``valgrind --tool=lackey --trace-mem=yes`` and writes the
-    trace to ``out`` (with ``data_only``, without instruction fetches). Returns capture
-    statistics plus the program's exit status."""
+    trace to ``out`` (with ``data_only``, without instruction fetches). ``cwd``: the
+    program's working folder; ``stdout``: where its output goes (a file object or
+    ``subprocess.DEVNULL``; default: this process's). Returns capture statistics plus
+    the program's exit status."""
     if not program:
         raise PagelabError("trace capture: expected a program to run after '--'")
     vg = shutil.which(valgrind)
@@ -34,7 +37,7 @@ def capture(program: Sequence[str], out, page_size: int = 4096, compress: Option
         raise PagelabError(f"trace capture: '{valgrind}' not found on PATH (run 'make setup' "
                            "or install valgrind)")
     exe = program[0]
-    if shutil.which(exe) is None and not os.path.isfile(exe):
+    if shutil.which(exe) is None and not os.path.isfile(os.path.join(cwd or ".", exe)):
         raise PagelabError(f"trace capture: program '{exe}' not found")
     out = os.fspath(out)
     fmt, compressed = output_format(out, None)
@@ -45,21 +48,22 @@ def capture(program: Sequence[str], out, page_size: int = 4096, compress: Option
         with parent_dirs(out), tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(out)),
                                                            prefix=".capture.") as tmp:
             plt = os.path.join(tmp, "capture.plt")
-            stats = _capture_pagelab(vg, program, plt, page_size, False, progress, data_only)
+            stats = _capture_pagelab(vg, program, plt, page_size, False, progress, data_only, cwd, stdout)
             Trace(plt, format="pagelab").save(out, format=fmt, compress=compress)
         return stats
-    return _capture_pagelab(vg, program, out, page_size, compress, progress, data_only)
+    return _capture_pagelab(vg, program, out, page_size, compress, progress, data_only, cwd, stdout)
 
 
 def _capture_pagelab(vg: str, program: Sequence[str], out: str, page_size: int, compress: bool,
-                     progress, data_only: bool = False) -> dict:
+                     progress, data_only: bool = False, cwd=None, stdout=None) -> dict:
     """Valgrind's lackey output, through a pipe, into the engine's pagelab-format writer."""
     exe = program[0]
     read_fd, write_fd = os.pipe()
+    _widen_pipe(write_fd)
     try:
         proc = subprocess.Popen(
             [vg, "--tool=lackey", "--trace-mem=yes", f"--log-fd={write_fd}", *program],
-            pass_fds=(write_fd,), stdin=subprocess.DEVNULL)
+            pass_fds=(write_fd,), stdin=subprocess.DEVNULL, cwd=cwd, stdout=stdout)
     except OSError as err:
         os.close(read_fd)
         os.close(write_fd)
@@ -76,3 +80,17 @@ def _capture_pagelab(vg: str, program: Sequence[str], out: str, page_size: int, 
         raise
     stats["exit_status"] = proc.wait()
     return stats
+
+
+#: F_SETPIPE_SZ (Linux): a pipe of 1 MiB, not 64 KiB, so that valgrind, which writes
+#: lackey's lines in small pieces, blocks less often on a parser that is briefly busy
+F_SETPIPE_SZ = 1031
+
+
+def _widen_pipe(fd: int) -> None:
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, F_SETPIPE_SZ, 1 << 20)
+    except (ImportError, OSError):  # not Linux, or above /proc/sys/fs/pipe-max-size
+        pass

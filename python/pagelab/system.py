@@ -22,6 +22,7 @@ from typing import Any, Dict, Optional, Union
 
 from ._core import PagelabError
 from .api import html_table
+from .suite_cache import is_suite_name, resolve
 from .configs import toml_kind
 from .figures.memory import draw_memory, plot_memory, plot_space_time
 from .files import atomic_path, output_dir, write_text
@@ -140,6 +141,11 @@ def normalize_config(config: dict, name: str, base_dir: Optional[Path] = None) -
             raise PagelabError(f"{name}: process[{i}]: expected a table, got {toml_kind(p)}")
         p = copy.deepcopy(p)
         trace = p.get("trace")
+        if is_suite_name(trace):
+            try:
+                trace = resolve(trace)
+            except PagelabError as err:
+                raise PagelabError(f"{name}: process[{i}].trace: {err}") from None
         if isinstance(trace, (str, os.PathLike)):
             path = Path(os.path.expanduser(os.fspath(trace)))
             if not path.is_absolute() and base_dir is not None:

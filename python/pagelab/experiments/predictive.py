@@ -76,7 +76,8 @@ PROGRAM = Table({
     "name": Field(Str(), doc="the program's name in tables and figures"),
     "paper_name": Field(Str(), doc="the paper's name for it (IS, CG, ...): the key of the measures"),
     "suite": Field(Str(choices=("NPB", "SPEC")), doc="its suite (figures 2-12 draw the suites apart)"),
-    "workload": Field(Str(), doc="a built-in workload (pagelab workload list)"),
+    "workload": Field(Str(), None, "a built-in workload (pagelab workload list); or trace"),
+    "trace": Field(Str(), None, "or a trace: a file, or suite:MEMBER (the real-program suite, pagelab suite build)"),
     "params": Field(AnyTable("a table of the workload's parameters"), {}, "its parameters (full size)"),
     "seed": Field(Int(min=0), 0, "its seed (the workload's and the replay's)"),
     "memory_ratio": Field(Number(above=0, max=2), doc="frames as a fraction of its footprint (Table 1: simulated "
@@ -90,6 +91,12 @@ PROGRAM = Table({
                                           "laid over params with --quick")}), {},
                    "the program's --quick sizes"),
     "paper": Field(PAPER, {}, "what the paper says of this program"),
+    "counterpart": Field(Table({
+        "workload": Field(Str(), doc="the built-in generator (pagelab workload list)"),
+        "params": Field(AnyTable("a table of the workload's parameters"), {}, "its parameters"),
+        "seed": Field(Int(min=0), 0, "its seed"),
+    }), None, "a trace program's generator stand-in: its LRU fault curve is drawn against the program's, and it "
+              "is replayed beside it on the same share of its own footprint"),
 })
 SETUP = Table({
     "static_k": Field(List_(Int(), min_len=1), doc="figure 13: Last-static-k for these k (faults to other pages)"),
@@ -254,6 +261,12 @@ def check(spec: Spec) -> None:
     if float(setup["timed_a"]) not in [float(a) for a in setup["dp_a"]]:
         raise PagelabError(f"{file}: setup.timed_a: expected one of setup.dp_a, got {setup['timed_a']}")
     for i, p in enumerate(programs):
+        if (p.get("workload") is None) == (p.get("trace") is None):
+            raise PagelabError(f"{file}: program[{i}]: expected exactly one of workload and trace")
+        if p.get("trace") is not None and (p["params"] or p["size"] or p["quick"]):
+            raise PagelabError(f"{file}: program[{i}]: params, size and quick are a workload's (a trace has none)")
+        if p.get("counterpart") is not None and p.get("trace") is None:
+            raise PagelabError(f"{file}: program[{i}].counterpart: only a trace program has a generator counterpart")
         for param, power in p["size"].items():
             if isinstance(power, bool) or not isinstance(power, int) or power < 1:
                 raise PagelabError(f"{file}: program[{i}].size.{param}: expected a whole number >= 1 (the power "
@@ -286,8 +299,11 @@ def _programs(spec: Spec) -> List[dict]:
     size_scale = spec.table("setup")["size_scale"]
     out = []
     for entry in spec.table("program"):
-        process = {"workload": entry["workload"], "seed": int(entry["seed"]),
-                   "params": program_params(entry, spec.quick, size_scale)}
+        if entry.get("trace") is not None:
+            process = {"trace": entry["trace"], "seed": int(entry["seed"])}
+        else:
+            process = {"workload": entry["workload"], "seed": int(entry["seed"]),
+                       "params": program_params(entry, spec.quick, size_scale)}
         pages = footprint_pages(process, _page_size(spec), spec.path.parent)
         out.append({"entry": entry, "name": entry["name"], "label": entry["paper_name"], "process": process,
                     "pages": pages, "frames": max(1, round(entry["memory_ratio"] * pages))})
@@ -295,8 +311,23 @@ def _programs(spec: Spec) -> List[dict]:
 
 
 def _source(spec: Spec, prog: dict) -> dict:
+    if "trace" in prog["process"]:
+        return {"trace": prog["process"]["trace"], "page_size": _page_size(spec)}
     return {"workload": prog["process"]["workload"], "params": prog["process"]["params"],
             "page_size": _page_size(spec)}
+
+
+def counterpart_process(entry: dict) -> Optional[dict]:
+    c = entry.get("counterpart")
+    if c is None:
+        return None
+    return {"workload": c["workload"], "params": dict(c["params"]), "seed": int(c["seed"])}
+
+
+def _counterpart_frames(spec: Spec, prog: dict) -> int:
+    """The counterpart generator's memory: the program's share of the footprint, of its own."""
+    pages = footprint_pages(counterpart_process(prog["entry"]), _page_size(spec), spec.path.parent)
+    return max(1, round(prog["entry"]["memory_ratio"] * pages))
 
 
 def timed_config(base: dict, prog: dict, dead_list: Optional[str]) -> dict:
@@ -305,8 +336,11 @@ def timed_config(base: dict, prog: dict, dead_list: Optional[str]) -> dict:
     cfg = merge(base, {"system": {"frames": int(prog["frames"])}})
     if dead_list:
         cfg["system"]["dead_list"] = dead_list
-    cfg["process"] = [{"name": prog["name"], "workload": prog["process"]["workload"],
-                       "params": dict(prog["process"]["params"]), "seed": prog["process"]["seed"]}]
+    if "trace" in prog["process"]:
+        cfg["process"] = [{"name": prog["name"], "trace": prog["process"]["trace"]}]
+    else:
+        cfg["process"] = [{"name": prog["name"], "workload": prog["process"]["workload"],
+                           "params": dict(prog["process"]["params"]), "seed": prog["process"]["seed"]}]
     return cfg
 
 
@@ -326,6 +360,12 @@ def points(spec: Spec) -> List[Point]:
             out.append(Point(f"{name} | fault parameters", "fault-parameters", normalize_point(
                 "replay", {"source": _source(spec, prog), "policy": "lru", "frames": prog["frames"], "seed": seed},
                 where, base_dir)))
+        other = counterpart_process(prog["entry"])
+        if other is not None:
+            src = {"workload": other["workload"], "params": other["params"], "page_size": _page_size(spec)}
+            out.append(Point(f"{name} | counterpart replay", "replay", normalize_point(
+                "replay", {"source": src, "policy": labels, "frames": [_counterpart_frames(spec, prog)],
+                           "seed": other["seed"]}, where, base_dir)))
         for key, dead in (("clock", None), ("dp", f"dp-approx:{float(setup['timed_a'])}")):
             out.append(Point(f"{name} | timed {key}", "system",
                              normalize_config(timed_config(spec.table("base"), prog, dead), where, base_dir)))
@@ -785,7 +825,8 @@ def analyse(spec: Spec, results: Results) -> Analysis:
         acceptance_line(acc),
     ]
     summary = {"programs": [{"name": by[n]["name"], "paper_name": n, "pages": by[n]["pages"],
-                             "frames": by[n]["frames"], "params": by[n]["process"]["params"]} for n in names],
+                             "frames": by[n]["frames"], "params": by[n]["process"].get("params", {}),
+                             "trace": by[n]["process"].get("trace")} for n in names],
                "acceptance": acc, "size_scale": setup["size_scale"]}
     return Analysis(measures=m, tables=tables, views=views, lines=lines, summary=summary)
 
