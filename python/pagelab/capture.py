@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from typing import Optional, Sequence
 
 from . import _core
@@ -24,11 +25,14 @@ from .files import parent_dirs
 
 def capture(program: Sequence[str], out, page_size: int = 4096, compress: Optional[bool] = None,
             progress=None, valgrind: str = "valgrind", data_only: bool = False, cwd=None,
-            stdout=None) -> dict:
+            stdout=None, env=None) -> dict:
     """Runs ``program`` under ``valgrind --tool=lackey --trace-mem=yes`` and writes the
     trace to ``out`` (with ``data_only``, without instruction fetches). ``cwd``: the
     program's working folder; ``stdout``: where its output goes (a file object or
-    ``subprocess.DEVNULL``; default: this process's). Returns capture statistics plus
+    ``subprocess.DEVNULL``; default: this process's); ``env``: its environment (default:
+    this process's; a program's start-up reads its environment, so the references differ
+    with it). Returns capture statistics (lines, references, records,
+    distinct_pages; seconds; the CPU seconds of valgrind and of our parsing, apart) plus
     the program's exit status."""
     if not program:
         raise PagelabError("trace capture: expected a program to run after '--'")
@@ -48,14 +52,14 @@ def capture(program: Sequence[str], out, page_size: int = 4096, compress: Option
         with parent_dirs(out), tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(out)),
                                                            prefix=".capture.") as tmp:
             plt = os.path.join(tmp, "capture.plt")
-            stats = _capture_pagelab(vg, program, plt, page_size, False, progress, data_only, cwd, stdout)
+            stats = _capture_pagelab(vg, program, plt, page_size, False, progress, data_only, cwd, stdout, env)
             Trace(plt, format="pagelab").save(out, format=fmt, compress=compress)
         return stats
-    return _capture_pagelab(vg, program, out, page_size, compress, progress, data_only, cwd, stdout)
+    return _capture_pagelab(vg, program, out, page_size, compress, progress, data_only, cwd, stdout, env)
 
 
 def _capture_pagelab(vg: str, program: Sequence[str], out: str, page_size: int, compress: bool,
-                     progress, data_only: bool = False, cwd=None, stdout=None) -> dict:
+                     progress, data_only: bool = False, cwd=None, stdout=None, env=None) -> dict:
     """Valgrind's lackey output, through a pipe, into the engine's pagelab-format writer."""
     exe = program[0]
     read_fd, write_fd = os.pipe()
@@ -63,14 +67,16 @@ def _capture_pagelab(vg: str, program: Sequence[str], out: str, page_size: int, 
     try:
         proc = subprocess.Popen(
             [vg, "--tool=lackey", "--trace-mem=yes", f"--log-fd={write_fd}", *program],
-            pass_fds=(write_fd,), stdin=subprocess.DEVNULL, cwd=cwd, stdout=stdout)
+            pass_fds=(write_fd,), stdin=subprocess.DEVNULL, cwd=cwd, stdout=stdout, env=env)
     except OSError as err:
         os.close(read_fd)
         os.close(write_fd)
         raise PagelabError(f"trace capture: cannot start valgrind: {err}") from None
     os.close(write_fd)
+    t0, ours0 = time.perf_counter(), _thread_cpu()
     try:
-        # The engine takes ownership of read_fd and closes it.
+        # The engine takes ownership of read_fd and closes it; it parses on this thread
+        # (the GIL released), so this thread's CPU time is all of our part of a capture.
         with parent_dirs(out):
             stats = _core.capture_lackey_fd(read_fd, f"lackey output of {exe}", out, int(page_size),
                                             bool(compress), progress, bool(data_only))
@@ -78,8 +84,27 @@ def _capture_pagelab(vg: str, program: Sequence[str], out: str, page_size: int, 
         proc.kill()
         proc.wait()
         raise
-    stats["exit_status"] = proc.wait()
+    stats["parser_cpu_seconds"] = round(_thread_cpu() - ours0, 3)
+    status, valgrind_cpu = _wait(proc)
+    stats["seconds"] = round(time.perf_counter() - t0, 3)
+    stats["valgrind_cpu_seconds"] = valgrind_cpu
+    stats["exit_status"] = status
     return stats
+
+
+def _thread_cpu() -> float:
+    """This thread's CPU time (user + system), seconds."""
+    return time.clock_gettime(time.CLOCK_THREAD_CPUTIME_ID)
+
+
+def _wait(proc: subprocess.Popen):
+    """Waits for valgrind: (its exit status, its CPU time in seconds, user + system)."""
+    try:
+        _pid, raw, usage = os.wait4(proc.pid, 0)
+    except ChildProcessError:  # already reaped
+        return proc.wait(), None
+    proc.returncode = os.waitstatus_to_exitcode(raw)
+    return proc.returncode, round(usage.ru_utime + usage.ru_stime, 3)
 
 
 #: F_SETPIPE_SZ (Linux): a pipe of 1 MiB, not 64 KiB, so that valgrind, which writes

@@ -7,6 +7,7 @@ import argparse
 import json
 import math
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any, List, Optional
@@ -139,6 +140,10 @@ def cmd_trace_capture(args) -> int:
     what = "data references" if args.data_only else "references"
     print(f"wrote {args.output}: {stats['references']:,} {what} in {stats['records']:,} records, "
           f"{stats['distinct_pages']:,} distinct pages of {page_size} B (from {stats['lines']:,} lackey lines)")
+    if stats.get("valgrind_cpu_seconds"):
+        print(f"{stats['seconds']:.1f} s: valgrind used {stats['valgrind_cpu_seconds']:.1f} CPU s, pagelab's parsing "
+              f"{stats['parser_cpu_seconds']:.1f} CPU s ({100 * stats['parser_cpu_seconds'] / stats['valgrind_cpu_seconds']:.0f}% "
+              "of valgrind's, on another core)")
     if stats["exit_status"] != 0:
         print(f"pagelab: warning: {program[0]} exited with status {stats['exit_status']}; "
               "the trace holds the references up to its exit", file=sys.stderr)
@@ -149,11 +154,17 @@ def cmd_suite_build(args) -> int:
     jobs = parse_int(args.jobs, "--jobs") if args.jobs else None
     names = suite.check_names(args.members) if args.members else suite.default_members()
     print(f"suite: {', '.join(names)} in {suite.suite_dir()} ({jobs or 'one per core'} at a time)", flush=True)
+    # a build stopped by SIGTERM stops as on Ctrl-C: its captures kill their valgrind
+    signal.signal(signal.SIGTERM, _interrupt)
     built = suite.build(args.members, jobs=jobs, force=args.force, log=lambda line: print(line, flush=True))
     skipped = [n for n in names if n not in built]
     if skipped:
         print(f"already built: {', '.join(skipped)} (--force builds them again)")
     return 0
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def cmd_suite_list(args) -> int:
@@ -166,7 +177,9 @@ def cmd_suite_list(args) -> int:
         if r["built"]:
             cells.append([r["member"], f"{r['references']:,}", f"{r['distinct_pages']:,}",
                           f"{r['footprint_mib']:.1f}", f"{r['capture_seconds']:.0f}",
-                          f"{r['slowdown']:.0f}x" if r["slowdown"] else "-", r["summary"]])
+                          f"{r['slowdown']:.0f}x" if r["slowdown"] else "-",
+                          r["summary"] + ("" if r["current"] else " (stale: built from another recipe; "
+                                                                   "suite build rebuilds it)")])
         else:
             cells.append([r["member"], "not built", "", "", "", "", r["summary"]])
     print_table(f"real-program suite in {suite.suite_dir()} (trace name suite:MEMBER)",

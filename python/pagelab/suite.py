@@ -82,12 +82,17 @@ HPL.out      output file name (if any)
 0                       	number of additional blocking sizes for PTRANS
 40 9 8 13 13 20 16 32 64       	values of NB
 """
-#: hpcc's N: the HPL matrix is N^2 doubles (5 MB at 800), and hpcc sizes every other
-#: test from it (RandomAccess's table, STREAM's three vectors, FFT's vector: 1-4 MB
-#: each); 800 keeps the whole run near a minute natively on a loaded 2-core machine, so
-#: its capture near half an hour. NB = 80: the block size of hpcc's example input.
-HPCC_N, HPCC_NB = 800, 80
+#: hpcc's N: the HPL matrix is N^2 doubles (0.7 MB at 300), and hpcc sizes every other
+#: test from it (RandomAccess's table, STREAM's three vectors, FFT's vector). hpcc's own
+#: start (Open MPI's initialisation) costs about half a second natively whatever N, so
+#: its capture is the suite's longest (about 45 minutes on a loaded 2-core machine at
+#: 300; at 800 a native run took 2.2 s: hours). NB = 40 divides N.
+HPCC_N, HPCC_NB = 300, 40
 HPCC_OUTPUT = "hpccoutf.txt"
+#: every member runs with this environment and no other (natively and under valgrind):
+#: a program's start-up reads its environment, so another one (another user's, a longer
+#: $PAGELAB_SUITE_DIR) would give a few hundred references more or less
+PROGRAM_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C", "TZ": "UTC", "HOME": "/nonexistent"}
 SECTION = re.compile(r"^(Begin|End) of (\w+) section\.")
 
 
@@ -144,28 +149,29 @@ SUITE: Dict[str, Member] = {m.name: m for m in [
            "hpcc", "hpcc", part_of=("hpcc", "SingleRandomAccess"),
            why="the SingleRandomAccess section of the hpcc capture"),
     Member("gzip", "gzip -6 of SPEC-like mixed data (log, image, binary, random, tar)", "gzip", "gzip",
-           ("-6", "-c", "{input}"), "mixed", 2 << 20, 1, "input.bin",
-           "2 MiB: gzip's memory is its 32 KiB window and hash chains whatever the input (it streams), so the "
-           "size only sets the run's length; level 6 is gzip's default and spec-gzip's", counterpart="spec-gzip"),
+           ("-6", "-c", "{input}"), "mixed", 512 << 10, 1, "input.bin",
+           "512 KiB: gzip's memory is its 64 KiB window and hash chains whatever the input (it streams; under "
+           "1 MB touched), so the size only sets the run's length: 2 MiB took 13 minutes to capture (141 million "
+           "data references); level 6 is gzip's default and spec-gzip's", counterpart="spec-gzip"),
     Member("gzip-small", "gzip -6 of 200 KiB of the same mixed data: the tests' member", "gzip", "gzip",
            ("-6", "-c", "{input}"), "mixed", 200 << 10, 1, "input.bin",
            "200 KiB: the end-to-end test's member, captured in seconds"),
-    Member("bzip2", "bzip2 -9 of the mixed data", "bzip2", "bzip2", ("-9", "-c", "{input}"), "mixed", 2 << 20, 1,
-           "input.bin", "2 MiB: three 900 KiB blocks at -9 (bzip2's default), each sorted in about 7.6 MB"),
+    Member("bzip2", "bzip2 -9 of the mixed data", "bzip2", "bzip2", ("-9", "-c", "{input}"), "mixed", 400 << 10, 1,
+           "input.bin", "400 KiB: one block at -9 (bzip2's default), sorted in about 4 MB"),
     Member("xz", "xz -3 (LZMA2, 4 MiB dictionary) of the mixed data, one thread", "xz-utils", "xz",
-           ("-3", "-T1", "-c", "{input}"), "mixed", 2 << 20, 1, "input.bin",
-           "2 MiB at -3: about 20 MB touched (dictionary and hc4 match finder); the default -6 took 2.7 times "
-           "as long natively for a larger, mostly untouched dictionary"),
+           ("-3", "-T1", "-c", "{input}"), "mixed", 256 << 10, 1, "input.bin",
+           "256 KiB at -3: about 12 MB resident (the hc4 match finder's tables and the dictionary); 2 MiB ran "
+           "1.7 times as long natively, the default -6 2.7 times as long again"),
     Member("gcc", "gcc's compiler proper (cc1 -O2) on a generated C file", "gcc", "cc1",
-           ("-quiet", "-O2", "{input}", "-o", "out.s"), "c-source", 30000, 2, "input.c",
-           "30 KB of C (about 700 lines, 40 functions): cc1 -O2 reaches about 45 MB; 200 KB took 143 MB and "
-           "half a minute natively", counterpart=None),
+           ("-quiet", "-O2", "{input}", "-o", "out.s"), "c-source", 3000, 2, "input.c",
+           "3 KB of C (four functions): cc1 -O2 reaches about 33 MB resident, most of it its own start-up; "
+           "30 KB took ten times as long natively (45 MB), which is hours under Valgrind", counterpart=None),
     Member("sqlite", "sqlite3: an in-memory database filled, indexed and queried (joins, GROUP BY, ORDER BY)",
-           "sqlite3", "sqlite3", (":memory:", ".read {input}"), "sql", 20000, 3, "input.sql",
-           "20,000 orders of 2,000 customers: a database of a few MB, queried six ways"),
+           "sqlite3", "sqlite3", (":memory:", ".read {input}"), "sql", 5000, 3, "input.sql",
+           "5,000 orders of 500 customers: a database of a few MB (4.6 MB resident), queried six ways"),
     Member("sort", "GNU sort of text lines in memory, one thread", "coreutils", "sort",
-           ("-S", "64M", "--parallel=1", "-o", "out.txt", "{input}"), "lines", 4 << 20, 4, "input.txt",
-           "4 MiB of lines: sort holds them and their line table in its 64 MiB buffer (about 14 MB touched)"),
+           ("-S", "64M", "--parallel=1", "-o", "out.txt", "{input}"), "lines", 1 << 20, 4, "input.txt",
+           "1 MiB of lines: sort holds them and their line table in its 64 MiB buffer (about 5 MB resident)"),
 ]}
 
 assert set(SUITE) == set(MEMBERS), "suite_cache.MEMBERS and suite.SUITE differ"
@@ -233,6 +239,23 @@ def make_input(member: Member, work: Path) -> dict:
             "generator": f"pagelab.suite_inputs.{RECIPES[member.recipe].__name__}({member.size}, {member.seed})"}
 
 
+def capture_recipe(member: Member) -> dict:
+    """What a member's capture depends on (its command and its input's recipe), as its
+    manifest records it: a member whose manifest holds another is built again."""
+    if member.part_of:
+        return capture_recipe(SUITE[member.part_of[0]])
+    if member.name == "hpcc":
+        return {"program": member.program, "input": HPCC_INPUT.format(n=HPCC_N, nb=HPCC_NB), "env": PROGRAM_ENV}
+    return {"program": member.program, "args": list(member.args), "recipe": member.recipe, "size": member.size,
+            "seed": member.seed, "input_name": member.input_name, "env": PROGRAM_ENV}
+
+
+def is_current(name: str) -> bool:
+    """Built, and from the member's present command and input recipe."""
+    doc = manifest(name)
+    return doc is not None and doc.get("recipe") == capture_recipe(SUITE[name])
+
+
 def command(member: Member, program: str) -> List[str]:
     return [program, *[a.replace("{input}", member.input_name) for a in member.args]]
 
@@ -282,12 +305,34 @@ class SectionWatch:
 
 # ---------------------------------------------------------------- building
 
+class CaptureProgress:
+    """A capture's progress hook: a line in the build's log every ``every`` seconds (a
+    capture takes minutes), and the end of the capture when ``stop`` is set (the build
+    was interrupted, or another member failed): raising here makes the engine stop and
+    the capture kill its valgrind."""
+
+    def __init__(self, name: str, log: Callable[[str], None], stop: threading.Event,
+                 inner: Optional[Callable[[int], None]] = None, every: float = 60.0):
+        self.name, self.log, self.stop, self.inner, self.every = name, log, stop, inner, every
+        self.started = self.last = time.perf_counter()
+
+    def __call__(self, records: int) -> None:
+        if self.stop.is_set():
+            raise PagelabError(f"suite build {self.name}: stopped")
+        if self.inner is not None:
+            self.inner(records)
+        now = time.perf_counter()
+        if now - self.last >= self.every:
+            self.last = now
+            self.log(f"{self.name}: {records:,} records so far ({(now - self.started) / 60:.0f} min)")
+
+
 def _native_run(argv: List[str], work: Path) -> float:
     """The program's wall time run natively on the same input (for the slowdown factor)."""
     t0 = time.perf_counter()
     try:
         done = subprocess.run(argv, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, timeout=3600)
+                              stderr=subprocess.PIPE, timeout=3600, env=PROGRAM_ENV)
     except (OSError, subprocess.SubprocessError) as err:
         raise PagelabError(f"{argv[0]}: cannot run it natively: {err}") from None
     seconds = time.perf_counter() - t0
@@ -306,8 +351,10 @@ def _remove(name: str, directory: Path) -> None:
             pass
 
 
-def build_member(name: str, directory: Optional[Path] = None, log: Callable[[str], None] = lambda s: None) -> dict:
-    """Captures one member (and writes its parts); returns its manifest."""
+def build_member(name: str, directory: Optional[Path] = None, log: Callable[[str], None] = lambda s: None,
+                 stop: Optional[threading.Event] = None) -> dict:
+    """Captures one member (and writes its parts); returns its manifest. Setting
+    ``stop`` ends the capture (an error)."""
     member = SUITE[name]
     directory = suite_dir(directory)
     program = program_path(member)
@@ -321,7 +368,7 @@ def build_member(name: str, directory: Optional[Path] = None, log: Callable[[str
         _remove(n, directory)
     work = Path(tempfile.mkdtemp(prefix=f".build-{name}.", dir=directory))
     try:
-        recipe = make_input(member, work)
+        input_recipe = make_input(member, work)
         argv = command(member, program)
         native = _native_run(argv, work)
         for leftover in (HPCC_OUTPUT, "out.s", "out.txt"):
@@ -330,15 +377,16 @@ def build_member(name: str, directory: Optional[Path] = None, log: Callable[[str
         started = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
         log(f"{name}: capturing {' '.join([Path(argv[0]).name, *argv[1:]])} (native run {native:.2f} s)")
         t0 = time.perf_counter()
-        stats = capture(argv, trace_path(name, directory), page_size=PAGE_SIZE, compress=True, progress=watch,
-                        data_only=True, cwd=work, stdout=subprocess.DEVNULL)
+        progress = CaptureProgress(name, log, stop or threading.Event(), watch)
+        stats = capture(argv, trace_path(name, directory), page_size=PAGE_SIZE, compress=True, progress=progress,
+                        data_only=True, cwd=work, stdout=subprocess.DEVNULL, env=PROGRAM_ENV)
         seconds = time.perf_counter() - t0
         if stats["exit_status"] != 0:
             trace_path(name, directory).unlink(missing_ok=True)
             raise PagelabError(f"suite build {name}: {member.program} exited with status {stats['exit_status']} "
                                "under valgrind; nothing was kept")
         info = Trace(trace_path(name, directory)).info()
-        doc = _manifest(member, argv, recipe, native, seconds, started, stats, info)
+        doc = _manifest(member, argv, input_recipe, native, seconds, started, stats, info)
         if watch is not None:
             doc["sections"] = watch.sections(stats["records"])
             for part in member.parts:
@@ -355,19 +403,21 @@ def build_member(name: str, directory: Optional[Path] = None, log: Callable[[str
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _manifest(member: Member, argv: List[str], recipe: dict, native: float, seconds: float,
+def _manifest(member: Member, argv: List[str], made_input: dict, native: float, seconds: float,
               started: datetime.datetime, stats: dict, info: dict) -> dict:
     return {
-        "member": member.name, "summary": member.summary, "why": member.why,
+        "member": member.name, "summary": member.summary, "why": member.why, "recipe": capture_recipe(member),
         "command": [Path(argv[0]).name, *argv[1:]], "program": argv[0],
         "package": member.package, "package_version": package_version(member.package),
-        "valgrind": valgrind_version(), "input": recipe,
+        "valgrind": valgrind_version(), "input": made_input,
         "trace": {"file": f"{member.name}.plt", "page_size": PAGE_SIZE, "data_only": True,
                   "references": info["references"], "records": info["records"],
                   "distinct_pages": info["distinct_pages"], "footprint_bytes": info["footprint_bytes"],
                   "reads": info["reads"], "writes": info["writes"]},
         "capture": {"started": started.isoformat(), "seconds": round(seconds, 2), "native_seconds": round(native, 3),
                     "slowdown": round(seconds / native, 1) if native > 0 else None,
+                    "valgrind_cpu_seconds": stats.get("valgrind_cpu_seconds"),
+                    "parser_cpu_seconds": stats.get("parser_cpu_seconds"),
                     "lackey_lines": stats["lines"], "lines_per_second": round(stats["lines"] / seconds) if seconds else None,
                     "command": "valgrind --tool=lackey --trace-mem=yes (pagelab trace capture --data-only)"},
         "pagelab": build_info(),
@@ -404,7 +454,7 @@ def build(names: Sequence[str] = (), jobs: Optional[int] = None, force: bool = F
     built member's manifest; the first failure is raised after the others finish."""
     todo = check_names(names) if names else default_members()
     if not force:
-        todo = [n for n in todo if manifest(n) is None or any(manifest(p) is None for p in SUITE[n].parts)]
+        todo = [n for n in todo if not all(is_current(m) for m in (n, *SUITE[n].parts))]
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
     lock = threading.Lock()
 
@@ -414,14 +464,22 @@ def build(names: Sequence[str] = (), jobs: Optional[int] = None, force: bool = F
 
     done: Dict[str, dict] = {}
     errors: List[BaseException] = []
+    stop = threading.Event()
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(build_member, n, None, say): n for n in todo}
-        for f in concurrent.futures.as_completed(futures):
-            try:
-                done[futures[f]] = f.result()
-            except BaseException as err:  # noqa: BLE001 - reported after the others finish
-                say(f"{futures[f]}: failed: {err}")
-                errors.append(err)
+        futures = {pool.submit(build_member, n, None, say, stop): n for n in todo}
+        try:
+            for f in concurrent.futures.as_completed(futures):
+                try:
+                    done[futures[f]] = f.result()
+                except Exception as err:  # noqa: BLE001 - reported after the others finish
+                    say(f"{futures[f]}: failed: {err}")
+                    errors.append(err)
+        except KeyboardInterrupt:
+            # the captures under way stop at their next batch and kill their valgrind
+            stop.set()
+            for f in futures:
+                f.cancel()
+            raise
     if errors:
         raise errors[0]
     return done
@@ -432,7 +490,8 @@ def status() -> List[dict]:
     out = []
     for name, m in SUITE.items():
         doc = manifest(name)
-        row = {"member": name, "summary": m.summary, "built": doc is not None, "package": m.package}
+        row = {"member": name, "summary": m.summary, "built": doc is not None, "package": m.package,
+               "current": is_current(name)}
         if doc is not None:
             row.update(references=doc["trace"]["references"], distinct_pages=doc["trace"]["distinct_pages"],
                        footprint_mib=doc["trace"]["footprint_bytes"] / 2**20,

@@ -140,6 +140,9 @@ def normalize_config(config: dict, name: str, base_dir: Optional[Path] = None) -
         if not isinstance(p, dict):
             raise PagelabError(f"{name}: process[{i}]: expected a table, got {toml_kind(p)}")
         p = copy.deepcopy(p)
+        if is_suite_name(p.get("workload")):
+            # a member of the real-program suite stands where a generator would: its trace
+            p = workload_as_trace(p, f"{name}: process[{i}]")
         trace = p.get("trace")
         if is_suite_name(trace):
             try:
@@ -154,6 +157,18 @@ def normalize_config(config: dict, name: str, base_dir: Optional[Path] = None) -
                 raise PagelabError(f"{name}: process[{i}].trace: no such file: {os.fspath(path)}")
             p["trace"] = os.fspath(path)
         out["processes"].append(p)
+    return out
+
+
+def workload_as_trace(process: dict, where: str) -> dict:
+    """A process whose workload is ``suite:NAME`` as one whose trace is (a captured
+    program has no parameters, and its trace no seed)."""
+    if process.get("params"):
+        raise PagelabError(f"{where}.params: {process['workload']} is a captured program: it takes no parameters")
+    if "trace" in process:
+        raise PagelabError(f"{where}: expected one of workload and trace, got both")
+    out = {k: v for k, v in process.items() if k not in ("workload", "params", "seed")}
+    out["trace"] = process["workload"]
     return out
 
 

@@ -39,6 +39,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from .._core import PagelabError
 from ..configs import merge
 from ..figures.bars import plot_grouped_bars
+from ..figures.curves import plot_counterpart_curves
 from ..figures.faults import (plot_dead_ratio, plot_lifetime_cdf, plot_lifetime_cov, plot_lifetime_diff,
                               plot_lifetime_time, plot_residency_diff)
 from ..fault_stats import busiest_pages, dead_ratio, lifetime_cov, lifetime_differences, lifetime_over_time, \
@@ -330,6 +331,15 @@ def _counterpart_frames(spec: Spec, prog: dict) -> int:
     return max(1, round(prog["entry"]["memory_ratio"] * pages))
 
 
+#: the memory sizes of the LRU fault curves drawn real program against generator, as
+#: shares of each one's own footprint
+CURVE_SHARES = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def curve_frames(pages: int) -> List[int]:
+    return list(dict.fromkeys(max(1, round(f * pages)) for f in CURVE_SHARES))
+
+
 def timed_config(base: dict, prog: dict, dead_list: Optional[str]) -> dict:
     """Figure 16: the program alone in the timed system on the replay's memory, under the
     reclaim of base.system, with DP-Approx's Dead-List in front of it or not."""
@@ -366,6 +376,12 @@ def points(spec: Spec) -> List[Point]:
             out.append(Point(f"{name} | counterpart replay", "replay", normalize_point(
                 "replay", {"source": src, "policy": labels, "frames": [_counterpart_frames(spec, prog)],
                            "seed": other["seed"]}, where, base_dir)))
+            other_pages = footprint_pages(other, _page_size(spec), base_dir)
+            for key, source, pages, seed in (("lru curve", _source(spec, prog), prog["pages"], seed),
+                                             ("counterpart lru curve", src, other_pages, other["seed"])):
+                out.append(Point(f"{name} | {key}", "replay", normalize_point(
+                    "replay", {"source": source, "policy": "lru", "frames": curve_frames(pages), "seed": seed},
+                    where, base_dir)))
         for key, dead in (("clock", None), ("dp", f"dp-approx:{float(setup['timed_a'])}")):
             out.append(Point(f"{name} | timed {key}", "system",
                              normalize_config(timed_config(spec.table("base"), prog, dead), where, base_dir)))
@@ -824,11 +840,80 @@ def analyse(spec: Spec, results: Results) -> Analysis:
         f"{fmt_pct(m['timed_reduction_max_pct'])} (paper: 11 of 12, 14%, up to 56%)",
         acceptance_line(acc),
     ]
+    pairs = counterpart_rows(spec, results, progs, predictive)
+    if pairs:
+        tables["counterparts"] = pd.DataFrame(pairs)
+        views.append(View(
+            "Real programs against their generators, each on the same share of its own footprint (faults / LRU's)",
+            ["program", "generator", "LRU faults/ref", "gen", "best predictive", "gen", "EELRU", "gen",
+             "over EELRU", "gen", "LRU curve gap", "where the generator misleads"],
+            [[r["program"], r["generator"], f"{r['lru_fault_ratio']:.4f}", f"{r['gen_lru_fault_ratio']:.4f}",
+              f"{r['best_predictive_norm']:.2f}", f"{r['gen_best_predictive_norm']:.2f}", f"{r['eelru_norm']:.2f}",
+              f"{r['gen_eelru_norm']:.2f}", fmt_pct(r["over_eelru_pct"]), fmt_pct(r["gen_over_eelru_pct"]),
+              f"{r['curve_gap_log10']:.2f}", r["misleads"]] for r in pairs], readme=True))
+        lines.append("generators against real programs: " + "; ".join(
+            f"{r['generator']} for {r['program']}: {r['misleads']}" for r in pairs))
     summary = {"programs": [{"name": by[n]["name"], "paper_name": n, "pages": by[n]["pages"],
                              "frames": by[n]["frames"], "params": by[n]["process"].get("params", {}),
                              "trace": by[n]["process"].get("trace")} for n in names],
-               "acceptance": acc, "size_scale": setup["size_scale"]}
+               "acceptance": acc, "size_scale": setup["size_scale"], "counterparts": pairs}
     return Analysis(measures=m, tables=tables, views=views, lines=lines, summary=summary)
+
+
+#: a generator misleads on a measure when it differs from the real program's by more
+#: than this (faults / LRU's), or when the two fall on opposite sides of 1 (LRU) or of
+#: EELRU; fixed before any run
+MISLEAD_NORM = 0.1
+
+
+def _norm_row(rows: Dict[str, dict], predictive: Sequence[str]) -> Dict[str, float]:
+    lru = rows["lru"]["faults"]
+    norm = {p: (r["faults"] / lru if lru else 1.0) for p, r in rows.items()}
+    best = norm[best_config(norm, predictive)]
+    return {"lru_fault_ratio": lru / max(1, rows["lru"]["references"]), "best_predictive_norm": best,
+            "eelru_norm": norm["eelru"], "opt_norm": norm["opt"],
+            "over_eelru_pct": reduction_pct(norm["eelru"], best)}
+
+
+def _curve(results: Results, key: str, pages: int) -> Tuple[List[float], List[float]]:
+    rows = sorted(results.full(key)["rows"], key=lambda r: r["frames"])
+    return [r["frames"] / pages for r in rows], [r["faults"] / max(1, r["references"]) for r in rows]
+
+
+def counterpart_rows(spec: Spec, results: Results, progs: List[dict], predictive: Sequence[str]) -> List[dict]:
+    """Each program with a generator counterpart: the two side by side (same share of
+    each one's footprint), the distance of their LRU fault curves (mean |log10| of the
+    ratio of faults per reference over CURVE_SHARES), and in words where the generator
+    misleads about the real program."""
+    out = []
+    for prog in progs:
+        other = counterpart_process(prog["entry"])
+        if other is None:
+            continue
+        name = prog["name"]
+        real = _norm_row(prog["rows"], predictive)
+        gen = _norm_row({r["policy"]: r for r in results.full(f"{name} | counterpart replay")["rows"]}, predictive)
+        other_pages = footprint_pages(other, _page_size(spec), spec.path.parent)
+        xs, ys = _curve(results, f"{name} | lru curve", prog["pages"])
+        gxs, gys = _curve(results, f"{name} | counterpart lru curve", other_pages)
+        gap = mean([abs(math.log10(max(a, 1e-12) / max(b, 1e-12))) for a, b in zip(ys, gys)])
+        wrong = []
+        if abs(real["best_predictive_norm"] - gen["best_predictive_norm"]) > MISLEAD_NORM or \
+                (real["best_predictive_norm"] < 1.0) != (gen["best_predictive_norm"] < 1.0):
+            wrong.append(f"prediction's gain over LRU ({gen['best_predictive_norm']:.2f} of LRU's faults, real "
+                         f"{real['best_predictive_norm']:.2f})")
+        if abs(real["eelru_norm"] - gen["eelru_norm"]) > MISLEAD_NORM:
+            wrong.append(f"EELRU ({gen['eelru_norm']:.2f}, real {real['eelru_norm']:.2f})")
+        if ((real["over_eelru_pct"] or 0) > 0) != ((gen["over_eelru_pct"] or 0) > 0):
+            wrong.append("which of prediction and EELRU wins")
+        if gap > 0.3:
+            wrong.append(f"the LRU fault curve's shape (off by x{10 ** gap:.1f} on average)")
+        out.append(dict({"program": name, "generator": other["workload"], "pages": prog["pages"],
+                         "gen_pages": other_pages, "curve_gap_log10": gap,
+                         "curve": {"shares": xs, "fault_ratio": ys}, "gen_curve": {"shares": gxs, "fault_ratio": gys},
+                         "misleads": "; ".join(wrong) if wrong else "nowhere measured"},
+                        **real, **{f"gen_{k}": v for k, v in gen.items()}))
+    return out
 
 
 def _show(x: Any) -> str:
@@ -934,6 +1019,17 @@ def figures(spec: Spec, analysis: Analysis, results: Results, out: Path) -> List
          title=f"Figures 17-18 (b): DP-Approx's predictions judged at the page's next fault "
                f"(a = {float(setup['timed_a']):g})",
          percent=True)
+
+    pairs = analysis.summary.get("counterparts") or []
+    if pairs:
+        name = "fig-counterpart-lru-curves.png"
+        plot_counterpart_curves(
+            [(f"{r['program']} / {r['generator']}",
+              [(f"{r['program']} (real, {r['pages']:,} pages)", r["curve"]["shares"], r["curve"]["fault_ratio"]),
+               (f"{r['generator']} (generator, {r['gen_pages']:,} pages)", r["gen_curve"]["shares"],
+                r["gen_curve"]["fault_ratio"])]) for r in pairs],
+            out / name, title="LRU fault curves: real programs against their generators")
+        made.append(name)
 
     # figures 2-12: residency tables under LRU, NPB and SPEC apart
     by_name = {p["name"]: p for p in spec.table("program")}
