@@ -146,3 +146,29 @@ def test_a_member_is_a_trace_for_the_cli_and_a_workload_for_a_process(built):
                             "process": [{"name": "gzip", "workload": f"suite:{MEMBER}", "cpu_ns_per_ref": 5}]},
                            "t.toml")
     assert cfg["processes"] == [{"name": "gzip", "trace": str(directory / f"{MEMBER}.plt"), "cpu_ns_per_ref": 5}]
+
+
+def test_predictive_real_runs_on_a_member_with_its_generator_beside_it(built, tmp_path):
+    """The shipped predictive-real file, its programs replaced by gzip-small three times
+    (one with a generator counterpart), through the runner with --quick."""
+    from pagelab.experiments.protocol import EXPERIMENTS_DIR
+    from pagelab.experiments.runner import reproduce, simulated
+
+    assert "predictive-real" not in simulated()  # needs the suite: never part of `reproduce all`
+    text = (EXPERIMENTS_DIR / "predictive-real.toml").read_text()
+    head, claims = text[:text.index("[[program]]")], text[text.index("[[claim]]"):]
+    programs = "".join(
+        f'[[program]]\nname = "{n}"\npaper_name = "{n.upper()}"\nsuite = "SPEC"\ntrace = "suite:{MEMBER}"\n'
+        f"memory_ratio = {ratio}\n{extra}\n"
+        for n, ratio, extra in (("a", 0.3, 'counterpart = { workload = "spec-gzip", params = { harness = "once", '
+                                            'files = 2, file_kib = 20 } }'), ("b", 0.2, ""), ("c", 0.5, "")))
+    path = tmp_path / "predictive-real-small.toml"
+    path.write_text(head + programs + claims)
+    (run,) = reproduce([str(path)], out=str(tmp_path / "out"), quick=True, workers=0)
+    assert run.error is None, run.error
+    assert {r.claim.id for r in run.ledger} >= {"predictive-beats-lru", "beats-eelru-9-of-12", "dp-timed-mean-14"}
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    (pair,) = summary["analysis"]["counterparts"]
+    assert pair["program"] == "a" and pair["generator"] == "spec-gzip" and pair["misleads"]
+    assert pair["curve"]["fault_ratio"][0] >= pair["curve"]["fault_ratio"][-1]
+    assert (tmp_path / "out" / "fig-counterpart-lru-curves.png").stat().st_size > 1000

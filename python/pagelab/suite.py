@@ -36,7 +36,7 @@ from ._core import PagelabError
 from .api import Trace
 from .capture import capture
 from .files import write_text
-from .suite_cache import MEMBERS, manifest, manifest_path, suite_dir, trace_path
+from .suite_cache import MEMBERS, built_trace, is_suite_name, manifest, manifest_path, member_of, suite_dir, trace_path
 from .suite_inputs import RECIPES
 from .version import build_info
 
@@ -499,3 +499,21 @@ def status() -> List[dict]:
                        started=doc["capture"]["started"])
         out.append(row)
     return out
+
+
+def leading_part(text: str, share: float) -> str:
+    """``suite:NAME``'s first ``share`` of records as a trace of its own (cut once, then
+    kept beside the member as ``.parts/NAME.first-END.plt``): what ``--quick`` replays of
+    a member. Any other trace name is returned as it is."""
+    if not is_suite_name(text) or share >= 1.0:
+        return text
+    name = member_of(text)
+    whole = built_trace(name)
+    records = manifest(name)["trace"]["records"]
+    end = max(1, int(records * share))
+    out = whole.parent / ".parts" / f"{name}.first-{end}.plt"
+    if not out.is_file() or out.stat().st_mtime < whole.stat().st_mtime:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        _core.convert({"trace": os.fspath(whole), "format": "pagelab", "page_size": None}, os.fspath(out), "pagelab",
+                      True, None, (0, end))
+    return os.fspath(out)
