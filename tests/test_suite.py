@@ -172,3 +172,21 @@ def test_predictive_real_runs_on_a_member_with_its_generator_beside_it(built, tm
     assert pair["program"] == "a" and pair["generator"] == "spec-gzip" and pair["misleads"]
     assert pair["curve"]["fault_ratio"][0] >= pair["curve"]["fault_ratio"][-1]
     assert (tmp_path / "out" / "fig-counterpart-lru-curves.png").stat().st_size > 1000
+
+
+def test_a_member_stands_in_for_a_token_lru_program(built):
+    """token-lru's gzip/vortex3 pair with the real gzip (the member) in place of spec-gzip:
+    the experiment's points give the engine the member's trace."""
+    from pagelab.experiments.protocol import EXPERIMENTS_DIR, load_spec
+
+    directory, _doc, _ = built
+    text = (EXPERIMENTS_DIR / "token-lru.toml").read_text()
+    generator = 'workload = "spec-gzip"\nparams = { harness = "spec", files = 1, kinds = "image", file_kib = 1290 }'
+    assert generator in text
+    path = directory / "token-real.toml"
+    path.write_text(text.replace(generator, f'workload = "suite:{MEMBER}"'))
+    spec = load_spec(path, quick=True)
+    (point,) = [p for p in spec.module.points(spec) if p.key.startswith("gzip/vortex3 | none")]
+    gzip, other = point.config["processes"]
+    assert gzip["trace"] == str(directory / f"{MEMBER}.plt") and "workload" not in gzip
+    assert other["workload"] == "growing-table"
