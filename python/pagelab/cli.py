@@ -178,12 +178,14 @@ def cmd_suite_list(args) -> int:
             cells.append([r["member"], f"{r['references']:,}", f"{r['distinct_pages']:,}",
                           f"{r['footprint_mib']:.1f}", f"{r['capture_seconds']:.0f}",
                           f"{r['slowdown']:.0f}x" if r["slowdown"] else "-",
+                          f"{r['cpu_slowdown']:.0f}x" if r.get("cpu_slowdown") else "-",
                           r["summary"] + ("" if r["current"] else " (stale: built from another recipe; "
                                                                    "suite build rebuilds it)")])
         else:
-            cells.append([r["member"], "not built", "", "", "", "", r["summary"]])
+            cells.append([r["member"], "not built", "", "", "", "", "", r["summary"]])
     print_table(f"real-program suite in {suite.suite_dir()} (trace name suite:MEMBER)",
-                ["member", "data references", "pages", "MiB", "capture s", "slowdown", "program"], cells)
+                ["member", "data references", "pages", "MiB", "capture s", "wall slowdown", "CPU slowdown", "program"],
+                cells)
     return 0
 
 

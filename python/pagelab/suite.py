@@ -327,19 +327,25 @@ class CaptureProgress:
             self.log(f"{self.name}: {records:,} records so far ({(now - self.started) / 60:.0f} min)")
 
 
-def _native_run(argv: List[str], work: Path) -> float:
-    """The program's wall time run natively on the same input (for the slowdown factor)."""
+def _native_run(argv: List[str], work: Path) -> Tuple[float, float]:
+    """The program run natively on the same input: (wall seconds, CPU seconds), for the
+    slowdown factor (the CPU one holds on a loaded machine, the wall one does not)."""
     t0 = time.perf_counter()
     try:
-        done = subprocess.run(argv, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, timeout=3600, env=PROGRAM_ENV)
-    except (OSError, subprocess.SubprocessError) as err:
+        proc = subprocess.Popen(argv, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, env=PROGRAM_ENV)
+        err_text = proc.stderr.read()
+        _pid, raw, usage = os.wait4(proc.pid, 0)
+    except OSError as err:
         raise PagelabError(f"{argv[0]}: cannot run it natively: {err}") from None
     seconds = time.perf_counter() - t0
-    if done.returncode != 0:
-        tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-        raise PagelabError(f"{Path(argv[0]).name} exited with status {done.returncode} natively: {tail[0]}")
-    return seconds
+    status = os.waitstatus_to_exitcode(raw)
+    proc.returncode = status
+    proc.stderr.close()
+    if status != 0:
+        tail = err_text.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+        raise PagelabError(f"{Path(argv[0]).name} exited with status {status} natively: {tail[0]}")
+    return seconds, usage.ru_utime + usage.ru_stime
 
 
 def _remove(name: str, directory: Path) -> None:
@@ -370,7 +376,7 @@ def build_member(name: str, directory: Optional[Path] = None, log: Callable[[str
     try:
         input_recipe = make_input(member, work)
         argv = command(member, program)
-        native = _native_run(argv, work)
+        native, native_cpu = _native_run(argv, work)
         for leftover in (HPCC_OUTPUT, "out.s", "out.txt"):
             (work / leftover).unlink(missing_ok=True)
         watch = SectionWatch(work / HPCC_OUTPUT) if member.parts else None
@@ -387,6 +393,9 @@ def build_member(name: str, directory: Optional[Path] = None, log: Callable[[str
                                "under valgrind; nothing was kept")
         info = Trace(trace_path(name, directory)).info()
         doc = _manifest(member, argv, input_recipe, native, seconds, started, stats, info)
+        doc["capture"]["native_cpu_seconds"] = round(native_cpu, 4)
+        vg_cpu = stats.get("valgrind_cpu_seconds")
+        doc["capture"]["cpu_slowdown"] = round(vg_cpu / native_cpu, 1) if vg_cpu and native_cpu > 0 else None
         if watch is not None:
             doc["sections"] = watch.sections(stats["records"])
             for part in member.parts:
@@ -496,6 +505,7 @@ def status() -> List[dict]:
             row.update(references=doc["trace"]["references"], distinct_pages=doc["trace"]["distinct_pages"],
                        footprint_mib=doc["trace"]["footprint_bytes"] / 2**20,
                        capture_seconds=doc["capture"]["seconds"], slowdown=doc["capture"]["slowdown"],
+                       cpu_slowdown=doc["capture"].get("cpu_slowdown"),
                        started=doc["capture"]["started"])
         out.append(row)
     return out

@@ -852,7 +852,7 @@ def analyse(spec: Spec, results: Results) -> Analysis:
             "Real programs against their generators, each on the same share of its own footprint (faults / LRU's)",
             ["program", "generator", "LRU faults/ref", "gen", "best predictive", "gen", "EELRU", "gen",
              "over EELRU", "gen", "LRU curve gap", "where the generator misleads"],
-            [[r["program"], r["generator"], f"{r['lru_fault_ratio']:.4f}", f"{r['gen_lru_fault_ratio']:.4f}",
+            [[r["program"], r["generator"], f"{r['lru_fault_ratio']:.1e}", f"{r['gen_lru_fault_ratio']:.1e}",
               f"{r['best_predictive_norm']:.2f}", f"{r['gen_best_predictive_norm']:.2f}", f"{r['eelru_norm']:.2f}",
               f"{r['gen_eelru_norm']:.2f}", fmt_pct(r["over_eelru_pct"]), fmt_pct(r["gen_over_eelru_pct"]),
               f"{r['curve_gap_log10']:.2f}", r["misleads"]] for r in pairs], readme=True))
