@@ -84,9 +84,10 @@ HPL.out      output file name (if any)
 """
 #: hpcc's N: the HPL matrix is N^2 doubles (0.7 MB at 300), and hpcc sizes every other
 #: test from it (RandomAccess's table, STREAM's three vectors, FFT's vector). hpcc's own
-#: start (Open MPI's initialisation) costs about half a second natively whatever N, so
-#: its capture is the suite's longest (about 45 minutes on a loaded 2-core machine at
-#: 300; at 800 a native run took 2.2 s: hours). NB = 40 divides N.
+#: start (Open MPI's initialisation) waits about half a second natively whatever N, but
+#: costs little CPU: at 300 the run takes 0.14 CPU seconds and its capture 9 minutes on
+#: a loaded 2-core machine (178 million data references); at 800 it was hours. NB = 40
+#: divides N.
 HPCC_N, HPCC_NB = 300, 40
 HPCC_OUTPUT = "hpccoutf.txt"
 #: every member runs with this environment and no other (natively and under valgrind):
