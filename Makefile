@@ -14,7 +14,7 @@ SHELL     := bash
 .SHELLFLAGS := -eo pipefail -c
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup build runner demo test test-rust test-python bench clean fuzz readme
+.PHONY: all setup build runner demo test test-rust test-python bench clean fuzz readme real-suite predictive-real
 
 all: build
 
@@ -70,6 +70,21 @@ test-python: build
 readme: build
 	$(VENV)/bin/pagelab reproduce all --sensitivity --out results/all
 	$(VENV)/bin/pagelab report results/all --readme README.md
+
+# The real-program suite (issue 21): the Debian packages of its programs, then every
+# member captured once under Valgrind (data references only) into $$PAGELAB_SUITE_DIR
+# (default ~/.cache/pagelab/suite), several at once, one valgrind per core; members
+# already built are kept. SUITE=... names some (e.g. SUITE="gzip sort"). Tens of minutes.
+SUITE_PACKAGES := valgrind hpcc gzip bzip2 xz-utils gcc sqlite3 coreutils
+SUITE ?=
+real-suite: build
+	@missing=""; for p in $(SUITE_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $$missing; fi
+	$(VENV)/bin/pagelab suite build $(SUITE)
+
+# predictive-replacement.txt's experiment on the real suite (minutes once it is built)
+predictive-real: real-suite
+	$(VENV)/bin/pagelab reproduce predictive-real
 
 bench: build
 	$(CARGO) bench -p pagelab-bench

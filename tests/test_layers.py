@@ -2,9 +2,9 @@
 ones below, the import graph has no cycle, and no function body imports a pagelab
 module (a local import is how a cycle hides). From the bottom:
 
-    0 foundation   _core, version, files, progress, configs, fault_stats
+    0 foundation   _core, version, files, progress, configs, fault_stats, suite_cache, suite_inputs
     1 figures      figures/*          (draw plain data; never run anything)
-    2 API          api, system, gang, timed, numa, fault_analysis, capture, kernel/*
+    2 API          api, system, gang, timed, numa, fault_analysis, capture, suite, kernel/*
     3 sweeps       sweeps/*           (spec, points, store, executor)
     4 experiments  experiments/*      (protocol, claims, runner, one module each)
     5 outputs      outputs/*          (report, readme: built from stored results)
@@ -18,9 +18,9 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "python" / "pagelab"
 
 LAYERS = {
-    0: ["_core", "version", "files", "progress", "configs", "fault_stats"],
+    0: ["_core", "version", "files", "progress", "configs", "fault_stats", "suite_cache", "suite_inputs"],
     1: ["figures"],
-    2: ["api", "system", "gang", "timed", "numa", "fault_analysis", "capture", "kernel"],
+    2: ["api", "system", "gang", "timed", "numa", "fault_analysis", "capture", "suite", "kernel"],
     3: ["sweeps"],
     4: ["experiments"],
     5: ["outputs"],

@@ -14,6 +14,7 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
 from . import _core
 from ._core import PagelabError
 from .files import parent_dirs
+from .suite_cache import is_suite_name, resolve
 from .figures.curves import draw_fault_curves, draw_mrc
 
 KIND_NAMES = ("read", "write", "instruction", "free")
@@ -113,11 +114,13 @@ class Source:
 
 
 class Trace(Source):
-    """A trace file in any supported format (see ``trace_formats()``)."""
+    """A trace file in any supported format (see ``trace_formats()``), or ``suite:NAME``:
+    a member of the real-program suite (``pagelab suite build``)."""
 
     def __init__(self, path: Union[str, os.PathLike], format: Optional[str] = None,
                  page_size: Optional[int] = None):
-        self.path = Path(path)
+        self.label = path if is_suite_name(path) else None
+        self.path = Path(resolve(path))
         self.format = format
         self.page_size = None if page_size is None else whole_number(page_size, "page_size", 1)
 
@@ -131,7 +134,7 @@ class Trace(Source):
 
     @property
     def name(self) -> str:
-        return str(self.path)
+        return self.label or str(self.path)
 
     def spec(self) -> dict:
         return {"trace": os.fspath(self.path), "format": self.format, "page_size": self.page_size}

@@ -7,11 +7,12 @@ import argparse
 import json
 import math
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any, List, Optional
 
-from . import api, fault_analysis, gang, numa, system, timed
+from . import api, fault_analysis, gang, numa, suite, system, timed
 from .kernel.backend import KernelRunBar, run_kernel
 from .bench import run_bench
 from .capture import capture
@@ -62,7 +63,7 @@ class VersionAction(argparse.Action):
 
 def add_source_args(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--trace", metavar="FILE", help="a trace file (format detected, or --format)")
+    g.add_argument("--trace", metavar="FILE", help="a trace file (format detected, or --format), or suite:MEMBER")
     g.add_argument("--workload", metavar="NAME", help="a built-in workload (see 'pagelab workload list')")
     p.add_argument("--format", metavar="FORMAT", help="trace format: " + ", ".join(api.trace_formats()))
     p.add_argument("--param", action="append", metavar="K=V", help="workload parameter (repeatable, or k=v,k=v)")
@@ -139,9 +140,52 @@ def cmd_trace_capture(args) -> int:
     what = "data references" if args.data_only else "references"
     print(f"wrote {args.output}: {stats['references']:,} {what} in {stats['records']:,} records, "
           f"{stats['distinct_pages']:,} distinct pages of {page_size} B (from {stats['lines']:,} lackey lines)")
+    if stats.get("valgrind_cpu_seconds"):
+        print(f"{stats['seconds']:.1f} s: valgrind used {stats['valgrind_cpu_seconds']:.1f} CPU s, pagelab's parsing "
+              f"{stats['parser_cpu_seconds']:.1f} CPU s ({100 * stats['parser_cpu_seconds'] / stats['valgrind_cpu_seconds']:.0f}% "
+              "of valgrind's, on another core)")
     if stats["exit_status"] != 0:
         print(f"pagelab: warning: {program[0]} exited with status {stats['exit_status']}; "
               "the trace holds the references up to its exit", file=sys.stderr)
+    return 0
+
+
+def cmd_suite_build(args) -> int:
+    jobs = parse_int(args.jobs, "--jobs") if args.jobs else None
+    names = suite.check_names(args.members) if args.members else suite.default_members()
+    print(f"suite: {', '.join(names)} in {suite.suite_dir()} ({jobs or 'one per core'} at a time)", flush=True)
+    # a build stopped by SIGTERM stops as on Ctrl-C: its captures kill their valgrind
+    signal.signal(signal.SIGTERM, _interrupt)
+    built = suite.build(args.members, jobs=jobs, force=args.force, log=lambda line: print(line, flush=True))
+    skipped = [n for n in names if n not in built]
+    if skipped:
+        print(f"already built: {', '.join(skipped)} (--force builds them again)")
+    return 0
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def cmd_suite_list(args) -> int:
+    rows = suite.status()
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    cells = []
+    for r in rows:
+        if r["built"]:
+            cells.append([r["member"], f"{r['references']:,}", f"{r['distinct_pages']:,}",
+                          f"{r['footprint_mib']:.1f}", f"{r['capture_seconds']:.0f}",
+                          f"{r['slowdown']:.0f}x" if r["slowdown"] else "-",
+                          f"{r['cpu_slowdown']:.0f}x" if r.get("cpu_slowdown") else "-",
+                          r["summary"] + ("" if r["current"] else " (stale: built from another recipe; "
+                                                                   "suite build rebuilds it)")])
+        else:
+            cells.append([r["member"], "not built", "", "", "", "", "", r["summary"]])
+    print_table(f"real-program suite in {suite.suite_dir()} (trace name suite:MEMBER)",
+                ["member", "data references", "pages", "MiB", "capture s", "wall slowdown", "CPU slowdown", "program"],
+                cells)
     return 0
 
 
@@ -472,6 +516,22 @@ def build_parser() -> argparse.ArgumentParser:
     cap.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS...")
     cap.set_defaults(func=cmd_trace_capture)
 
+    st = sub.add_parser("suite", help="the real-program suite: Debian programs captured once under Valgrind",
+                        description="Real programs (hpcc, gzip, bzip2, xz, gcc, sqlite3, sort) run on inputs "
+                                    "generated from a seed and captured once each, data references only, into "
+                                    "$PAGELAB_SUITE_DIR (default ~/.cache/pagelab/suite) with a JSON manifest; "
+                                    "then 'suite:MEMBER' is a trace anywhere a trace is taken.")
+    ssub = st.add_subparsers(dest="suite_command", metavar="SUBCOMMAND", parser_class=Parser)
+    sb = ssub.add_parser("build", help="capture members not built yet (several at once, one valgrind per core)")
+    sb.add_argument("members", nargs="*", metavar="MEMBER",
+                    help="members to build (default: all but gzip-small); hpcc-* parts build with hpcc")
+    sb.add_argument("--jobs", metavar="N", help="captures at a time (default: one per core)")
+    sb.add_argument("--force", action="store_true", help="capture built members again")
+    sb.set_defaults(func=cmd_suite_build)
+    sl = ssub.add_parser("list", help="the members, built or not, with their size and capture time")
+    sl.add_argument("--json", action="store_true", help="machine-readable output")
+    sl.set_defaults(func=cmd_suite_list)
+
     wl = sub.add_parser("workload", help="list and emit built-in workloads")
     wsub = wl.add_subparsers(dest="workload_command", metavar="SUBCOMMAND", parser_class=Parser)
     wlist = wsub.add_parser("list", help="the built-in workloads and their parameters")
@@ -510,7 +570,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      "for every residency, the fault parameters L, D, W, R, F in memory "
                                      "references and in faults to other pages; writes a Parquet table per "
                                      "source, summary.csv and the figures of the paper's section 4.")
-    af.add_argument("sources", nargs="+", metavar="SOURCE", help="a trace file, or workload:NAME[:k=v,...]")
+    af.add_argument("sources", nargs="+", metavar="SOURCE",
+                    help="a trace file, suite:MEMBER, or workload:NAME[:k=v,...]")
     af.add_argument("--policy", default="lru", help="one fixed-size policy (default lru): " + ", ".join(api.policies()))
     size = af.add_mutually_exclusive_group(required=True)
     size.add_argument("--frames", help=f"memory size in frames, for every source ({BINARY_SUFFIXES})")
@@ -603,7 +664,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=cmd_demo)
 
     # a command group without its subcommand shows the group's help, not the top level's
-    for group in (trace, wl, an):
+    for group in (trace, st, wl, an):
         group.set_defaults(help_parser=group)
     # --progress/--no-progress also after the command (pagelab replay ... --no-progress)
     for command in _all_parsers(sub):

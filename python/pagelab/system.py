@@ -22,6 +22,7 @@ from typing import Any, Dict, Optional, Union
 
 from ._core import PagelabError
 from .api import html_table
+from .suite_cache import is_suite_name, resolve
 from .configs import toml_kind
 from .figures.memory import draw_memory, plot_memory, plot_space_time
 from .files import atomic_path, output_dir, write_text
@@ -139,7 +140,15 @@ def normalize_config(config: dict, name: str, base_dir: Optional[Path] = None) -
         if not isinstance(p, dict):
             raise PagelabError(f"{name}: process[{i}]: expected a table, got {toml_kind(p)}")
         p = copy.deepcopy(p)
+        if is_suite_name(p.get("workload")):
+            # a member of the real-program suite stands where a generator would: its trace
+            p = workload_as_trace(p, f"{name}: process[{i}]")
         trace = p.get("trace")
+        if is_suite_name(trace):
+            try:
+                trace = resolve(trace)
+            except PagelabError as err:
+                raise PagelabError(f"{name}: process[{i}].trace: {err}") from None
         if isinstance(trace, (str, os.PathLike)):
             path = Path(os.path.expanduser(os.fspath(trace)))
             if not path.is_absolute() and base_dir is not None:
@@ -148,6 +157,18 @@ def normalize_config(config: dict, name: str, base_dir: Optional[Path] = None) -
                 raise PagelabError(f"{name}: process[{i}].trace: no such file: {os.fspath(path)}")
             p["trace"] = os.fspath(path)
         out["processes"].append(p)
+    return out
+
+
+def workload_as_trace(process: dict, where: str) -> dict:
+    """A process whose workload is ``suite:NAME`` as one whose trace is (a captured
+    program has no parameters, and its trace no seed)."""
+    if process.get("params"):
+        raise PagelabError(f"{where}.params: {process['workload']} is a captured program: it takes no parameters")
+    if "trace" in process:
+        raise PagelabError(f"{where}: expected one of workload and trace, got both")
+    out = {k: v for k, v in process.items() if k not in ("workload", "params", "seed")}
+    out["trace"] = process["workload"]
     return out
 
 

@@ -149,8 +149,10 @@ fn trace_info(py: Python<'_>, source: &Bound<'_, PyDict>, progress: Option<PyObj
     Ok(d.into())
 }
 
+/// With `records = (first, end)`, only the source's records first..end are written (ids
+/// assigned again from 0): a part of a trace.
 #[pyfunction]
-#[pyo3(signature = (source, out, format, compress=false, progress=None))]
+#[pyo3(signature = (source, out, format, compress=false, progress=None, records=None))]
 fn convert(
     py: Python<'_>,
     source: &Bound<'_, PyDict>,
@@ -158,12 +160,16 @@ fn convert(
     format: &str,
     compress: bool,
     progress: Option<PyObject>,
+    records: Option<(u64, u64)>,
 ) -> PyResult<u64> {
     let spec = source_spec(source)?;
     let format = TraceFormat::from_name(format).map_err(to_py)?;
     let mut hook = progress_hook(progress);
     py.allow_threads(|| {
         let mut src = spec.open()?;
+        if let Some((first, end)) = records {
+            src = Box::new(trace::RecordRange::new(src, first, end)?);
+        }
         trace::convert(src.as_mut(), &out, format, compress, &mut hook)
     })
     .map_err(to_py)

@@ -13,6 +13,8 @@ from typing import Any, Dict, List, Optional, Sequence
 from .. import api
 from .._core import PagelabError
 from ..configs import merge
+from ..suite_cache import is_suite_name, resolve
+from ..system import workload_as_trace
 from .schema import AnyTable, Field, List_, Number, Str, Table
 
 #: the engine's configuration tables an experiment's [base] may hold (checked by the engine)
@@ -95,11 +97,13 @@ def footprint_pages(process: dict, page_size: int, base_dir: Path) -> int:
 
 def _source_key(process: dict, page_size: int, base_dir: Path) -> str:
     """A process's reference source as canonical JSON: the key of the caches below."""
+    if is_suite_name(process.get("workload")):
+        process = workload_as_trace(process, f"process '{process.get('name', '?')}'")
     if "workload" in process:
         key = {"workload": process["workload"], "seed": int(process.get("seed") or 0), "page_size": page_size,
                "params": {k: v for k, v in process.get("params", {}).items()}}
     else:
-        path = Path(process["trace"])
+        path = Path(resolve(process["trace"]))
         key = {"trace": str(path if path.is_absolute() else base_dir / path), "format": process.get("format"),
                "page_size": page_size}
     return json.dumps(key, sort_keys=True)

@@ -46,6 +46,9 @@ EXPERIMENT_TABLE = Table({
     "quick_scale": Field(Number(above=0, max=1), 0.5, "problem sizes with --quick, as a fraction of the full ones"),
     "kernel": Field(Bool(), False, "it runs points on this machine's kernel (root): named on its own, not "
                                    "part of `reproduce all`"),
+    "real_suite": Field(Bool(), False, "it replays members of the real-program suite (`pagelab suite build`, "
+                                       "tens of minutes under Valgrind): named on its own, not part of "
+                                       "`reproduce all`"),
 })
 CLAIM_TABLE = Table({
     "id": Field(Str(), doc="a short name, unique in the file"),

@@ -49,12 +49,13 @@ def shipped() -> List[str]:
 
 def simulated() -> List[str]:
     """The shipped experiments `reproduce all` runs: those that run no point on this
-    machine's kernel (``[experiment] kernel = true`` needs root and is named alone)."""
+    machine's kernel (``[experiment] kernel = true`` needs root and is named alone) and
+    need no real-program suite (``real_suite = true``: built apart, and named alone)."""
     out = []
     for name in shipped():
         data = read_toml(EXPERIMENTS_DIR / f"{name}.toml")
-        if not (isinstance(data, dict) and isinstance(data.get("experiment"), dict)
-                and data["experiment"].get("kernel") is True):
+        exp = data.get("experiment") if isinstance(data, dict) else None
+        if not (isinstance(exp, dict) and (exp.get("kernel") is True or exp.get("real_suite") is True)):
             out.append(name)
     return out
 

@@ -58,3 +58,25 @@ def draw_mrc(curves, title: str = "LRU miss-ratio curves"):
     ax.grid(True, color="0.85", which="both")
     ax.legend(frameon=False, fontsize="small")
     return fig
+
+
+def plot_counterpart_curves(pairs, path, title: str) -> None:
+    """One panel a pair: a real program's LRU fault curve and its generator's, faults per
+    reference (log scale) against memory as a share of each one's own footprint.
+    ``pairs``: (panel title, [(label, shares, fault ratios), ...]) each."""
+    plt = _pyplot()
+    n = max(1, len(pairs))
+    fig, axes = plt.subplots(1, n, figsize=(4.2 * n, 3.8), squeeze=False)
+    for ax, (panel, lines) in zip(axes[0], pairs):
+        for i, (label, xs, ys) in enumerate(lines):
+            ls, marker = STYLES[i % len(STYLES)]
+            ax.plot(xs, ys, linestyle=ls, marker=marker, color=line_color(i), markerfacecolor="white", label=label)
+        ax.set_yscale("log")
+        ax.set_xlabel("memory (share of its footprint)")
+        ax.set_ylabel("LRU faults per reference")
+        ax.set_title(panel)
+        ax.grid(True, color="0.85")
+        ax.legend(frameon=False, fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    _save(fig, path)

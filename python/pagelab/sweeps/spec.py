@@ -19,6 +19,7 @@ from .._core import PagelabError
 from ..api import Trace, Workload
 from ..configs import merge, toml_kind
 from ..numa import check_numa_config
+from ..suite_cache import resolve
 from ..system import engine_error, normalize_config, read_toml
 
 #: bump when the stored rows change meaning: every point's hash changes with it
@@ -440,7 +441,11 @@ def _replay_config(raw: dict, where: str, base_dir: Path) -> dict:
                 raise _unknown(f"{where}.source.{key}", key, TRACE_SOURCE_KEYS)
         if not isinstance(source["trace"], str):
             raise PagelabError(f"{where}.source.trace: expected a path (a string)")
-        path = Path(os.path.expanduser(source["trace"]))
+        try:
+            trace = resolve(source["trace"])
+        except PagelabError as err:
+            raise PagelabError(f"{where}.source.trace: {err}") from None
+        path = Path(os.path.expanduser(trace))
         if not path.is_absolute():
             path = base_dir / path
         fmt = source.get("format")

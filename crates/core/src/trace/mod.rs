@@ -10,6 +10,7 @@ mod input;
 mod lackey;
 mod oracle;
 mod pagelab_binary;
+mod range;
 mod reference;
 mod text;
 mod vec_source;
@@ -25,6 +26,7 @@ pub mod capture;
 pub use densify::Densifier;
 pub use reference::*;
 pub use vec_source::VecSource;
+pub use range::RecordRange;
 
 pub use capture::{capture_lackey, CaptureStats};
 pub use convert::convert;
