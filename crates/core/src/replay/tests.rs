@@ -302,7 +302,8 @@ fn the_one_pass_curves_give_the_results_of_replays_size_by_size() {
     ];
     let policies = [PolicyKind::Fifo, PolicyKind::Lru, PolicyKind::WorkingSet { tau: 500 }, PolicyKind::Opt, PolicyKind::Lru];
     for (i, open) in sources.iter().enumerate() {
-        for frames in [&[1u64, 2, 3][..], &[5, 40, 41, 300, 2_999, 5_000][..]] {
+        let many: Vec<u64> = (1..=30).map(|i| i * i * 5).collect();
+        for frames in [&[1u64, 2, 3][..], &[5, 40, 41, 300, 2_999, 5_000][..], &many[..]] {
             assert!(frames.len() >= CURVE_MIN_SIZES);
             let cfg = ReplayConfig { policies: policies.to_vec(), frames: frames.to_vec(), seed: 3 };
             let fast = replay(open.as_ref(), &cfg, &mut |_| true).unwrap();
