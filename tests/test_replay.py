@@ -203,3 +203,31 @@ def test_cli_policy_parameters_and_their_errors():
         r = run_cli("replay", "--workload", "scan", "--frames", "40", "--policy", bad)
         assert r.code != 0 and says in r.err and "Traceback" not in r.err, (bad, r.err)
         assert len(r.err.strip().splitlines()) == 1, r.err
+
+
+@pytest.mark.parametrize("source", [("scan", "pages=64,passes=3"), ("lu", "n=24"), ("zipf", "pages=3000,refs=50000"), ("sor", "n=20")])
+def test_cli_mrc_opt_equals_replay_opt_at_every_size(tmp_path, source):
+    """`mrc --policy opt` (one pass of OPT stack distances) gives the faults that
+    `replay --policy opt` gives at every memory size."""
+    name, params = source
+    args = ["--workload", name] + (["--param", params] if params else [])
+    out = tmp_path / "opt.csv"
+    r = run_cli("mrc", *args, "--policy", "opt", "-o", str(out))
+    assert r.code == 0, r.err
+    lines = out.read_text().splitlines()[1:]
+    curve = {int(f): int(n) for f, n, _ in (line.split(",") for line in lines)}
+    sizes = sorted(curve)
+    r = run_cli("replay", *args, "--policy", "opt", "--frames", ",".join(map(str, sizes)), "--json")
+    assert r.code == 0, r.err
+    replayed = {row["frames"]: row["faults"] for row in json.loads(r.out)}
+    assert replayed == curve
+    # and size by size (two sizes: below the one-pass threshold) at the ends of the range
+    w = pagelab.workload(name, **dict(kv.split("=") for kv in params.split(",") if kv))
+    for pair in ([sizes[0], sizes[-1]], [max(1, len(sizes) // 2), len(sizes) + 1]):
+        rows = pagelab.replay(w, policy="opt", frames=pair).rows
+        assert [row["faults"] for row in rows] == [curve.get(s, curve[sizes[-1]]) for s in pair]
+
+
+def test_cli_mrc_refuses_a_policy_that_is_not_a_stack_algorithm(tmp_path):
+    r = run_cli("mrc", "--workload", "scan", "--policy", "fifo", "-o", str(tmp_path / "x.csv"))
+    assert r.code == 2 and "invalid choice" in r.err and "Traceback" not in r.err

@@ -12,25 +12,36 @@ The engine is Rust (``pagelab._core``); this package is the front people use::
 """
 
 from ._core import ENGINE_VERSION, PagelabError
-from .api import (
-    MissRatioCurve,
-    ReplayResults,
-    Source,
-    Trace,
-    Workload,
-    mrc,
-    policies,
-    replay,
-    trace_formats,
-    workload,
-    workloads,
-)
-from .fault_analysis import fault_parameters
-from .system import SystemResult, load_config
-from .timed import run_system
-from .sweeps import results, sweep
-
 from .version import build_info, package_version
+
+# The rest is imported on first use (PEP 562): `pagelab replay` on the command line
+# loads the engine, the API and the argument parser, not the timed system, the sweeps
+# or pandas.
+_LAZY = {
+    "MissRatioCurve": "api", "ReplayResults": "api", "Source": "api", "Trace": "api",
+    "Workload": "api", "mrc": "api", "policies": "api", "replay": "api",
+    "trace_formats": "api", "workload": "api", "workloads": "api",
+    "fault_parameters": "fault_analysis",
+    "SystemResult": "system", "load_config": "system",
+    "run_system": "timed",
+    "results": "sweeps", "sweep": "sweeps",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pagelab' has no attribute '{name}'")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __version__ = package_version()
 

@@ -321,17 +321,19 @@ def replay(source, policy: Union[str, Sequence[str]] = "lru", frames: Union[int,
 
 
 class MissRatioCurve:
-    """The exact LRU fault count at every memory size, from one pass (Mattson)."""
+    """The exact LRU or OPT fault count at every memory size, from one pass (Mattson)."""
 
-    def __init__(self, source_name: str, raw: dict):
+    def __init__(self, source_name: str, raw: dict, policy: str = "lru"):
         import numpy as np
 
         self.source_name = source_name
+        #: the stack algorithm of the curve: lru or opt
+        self.policy = policy
         self.records = raw["records"]
         self.references = raw["references"]
         self.distinct_pages = raw["distinct_pages"]
         self.compulsory_faults = raw["compulsory_faults"]
-        #: faults[s - 1] = LRU faults with s frames, s = 1 .. distinct_pages
+        #: faults[s - 1] = the policy's faults with s frames, s = 1 .. distinct_pages
         faults = raw["faults"]
         self.faults = (np.frombuffer(faults, dtype="<u8").astype(np.uint64)
                        if isinstance(faults, (bytes, bytearray)) else np.asarray(faults, dtype=np.uint64))
@@ -353,7 +355,7 @@ class MissRatioCurve:
 
     def plot(self, title: Optional[str] = None):
         """The fault ratio at every memory size (log scale): a matplotlib Figure."""
-        return draw_mrc([self], title or f"LRU fault curve: {self.source_name}")
+        return draw_mrc([self], title or f"{self.policy.upper()} fault curve: {self.source_name}")
 
     def _repr_html_(self) -> str:
         """The curve at about 20 sizes spread over the range (``to_dataframe()``: every size)."""
@@ -369,7 +371,8 @@ class MissRatioCurve:
                 f"{self.distinct_pages} pages)")
 
 
-def mrc(source, progress: ProgressHook = None) -> MissRatioCurve:
-    """The exact LRU miss-ratio curve of a source, for every memory size, in one pass."""
+def mrc(source, progress: ProgressHook = None, policy: str = "lru") -> MissRatioCurve:
+    """The exact miss-ratio curve of a source under LRU or OPT (Belady's MIN), both
+    stack algorithms, for every memory size, in one pass."""
     src = as_source(source)
-    return MissRatioCurve(src.name, _core.mrc(src.spec(), progress))
+    return MissRatioCurve(src.name, _core.mrc(src.spec(), progress, policy), policy=policy.strip().lower())

@@ -1,10 +1,15 @@
 """`pagelab bench`: whole-program replay throughput, measured the way a user runs it
 (reading a pagelab trace from disk, through the Python front), on the Zipf trace of
-the foundation issue: 10M references over 750,000 pages, alpha 1.0."""
+the foundation issue: 10M references over 750,000 pages, alpha 1.0. Beside the
+in-process times it times whole commands, `pagelab replay --trace T --policy P
+--frames F --json` as a new process, on the trace in the oracleGeneral, CSV and
+pagelab formats (interpreter start, imports, reading and densifying included)."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -12,7 +17,9 @@ from pathlib import Path
 from . import api
 from .arguments import UsageError, parse_int
 from .console import print_table
-from .sweeps import sweep
+
+#: the formats whole commands are timed on: (format, file suffix)
+COMMAND_FORMATS = (("oracle", ".oracleGeneral"), ("csv", ".csv"), ("pagelab", ".plt"))
 
 
 def _best(fn, repeat: int) -> float:
@@ -24,6 +31,12 @@ def _best(fn, repeat: int) -> float:
     return best
 
 
+def _run_command(command) -> None:
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise UsageError(f"bench: {' '.join(command[2:])} failed: {done.stderr.strip()}")
+
+
 def run_sweep_bench(refs: int, pages: int, policy: str, as_json: bool) -> int:
     """64 replay points of one policy (OPT by default) at memory sizes of 1% to 64% of the
     pages: run one after another in this process, each alone (the baseline); then as
@@ -32,6 +45,8 @@ def run_sweep_bench(refs: int, pages: int, policy: str, as_json: bool) -> int:
     Points per second and the speed-up over the baseline; every row includes its store's
     writes, the cluster rows also the cluster's start."""
     import shutil
+
+    from .sweeps import sweep
 
     ways = [("one after another, each alone", 0, 1), ("sweep here, in passes", 0, None),
             ("sweep, local cluster, one point a task", None, 1), ("sweep, local cluster, in passes", None, None)]
@@ -104,6 +119,25 @@ def run_bench(args) -> int:
         out["results"]["mrc"] = n / t_mrc
         if lru_time:
             out["mrc_over_lru"] = t_mrc / lru_time
+        if "opt" in policies:
+            t_opt = _best(lambda: api.replay(trace, policy="opt", frames=[frames]), repeat)
+            t_mrc_opt = _best(lambda: api.mrc(trace, policy="opt"), repeat)
+            rows.append(["mrc --policy opt (all sizes)", f"{t_mrc_opt:.3f}", f"{n / t_mrc_opt / 1e6:.1f}",
+                         f"{t_mrc_opt / t_opt:.2f}x OPT"])
+            out["results"]["mrc_opt"] = n / t_mrc_opt
+            out["mrc_opt_over_opt"] = t_mrc_opt / t_opt
+        if not args.no_commands:
+            out["commands"] = {}
+            for fmt, suffix in COMMAND_FORMATS:
+                file = path if fmt == "pagelab" else Path(tmp) / f"zipf{suffix}"
+                if fmt != "pagelab":
+                    trace.save(file, format=fmt)
+                for policy in policies:
+                    command = [sys.executable, "-m", "pagelab", "replay", "--trace", str(file), "--format", fmt,
+                               "--policy", policy, "--frames", str(frames), "--json", "--no-progress"]
+                    t = _best(lambda: _run_command(command), repeat)
+                    rows.append([f"command: replay {policy}, {fmt}", f"{t:.3f}", f"{n / t / 1e6:.1f}", "whole process"])
+                    out["commands"][f"{fmt}/{policy}"] = t
     if args.json:
         print(json.dumps(out, indent=2))
     else:

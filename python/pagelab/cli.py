@@ -12,27 +12,25 @@ import sys
 from pathlib import Path
 from typing import Any, List, Optional
 
-from . import api, fault_analysis, gang, numa, suite, system, timed
-from .kernel.backend import KernelRunBar, run_kernel
-from .bench import run_bench
-from .capture import capture
-from .demo import run_demo
-from .kernel_cli import add_kernel_parser
-from .figures.curves import plot_mrc
-from .figures.style import check_figure_path
+# Only what every command needs is imported here; each command imports the rest itself,
+# so that `pagelab replay --json` loads the engine and the API, not the timed system,
+# the sweeps, the experiments or pandas (`pagelab bench` times whole commands).
+from . import api
 from ._core import PagelabError
 from .arguments import (BINARY_SUFFIXES, UsageError, parse_fraction, parse_int, parse_int_list, parse_params,
                         parse_seed, parse_workers)
-from .console import print_table, show_experiment_run
-from .experiments.runner import ALL, reproduce, shipped
-from .outputs.readme import write_readme_section
-from .outputs.report import build, build_index
+from .console import print_table
 from .files import atomic_path, check_not_dangling, write_text
 from .progress import ProgressBar
-from .sweeps import results as sweep_results
-from .sweeps import sweep as run_sweep
-from .sweeps.points import one_line
 from .version import version_line
+
+#: the backends of `run --on` and `reproduce --on` (system.BACKENDS, without importing it)
+BACKENDS = ("simulator", "kernel")
+
+
+def shipped_experiments() -> List[str]:
+    """The shipped experiments by name (experiments.runner.shipped, without importing it)."""
+    return sorted(p.stem for p in (Path(__file__).resolve().parent / "experiments").glob("*.toml"))
 
 EXIT_USAGE = 2
 EXIT_ERROR = 1
@@ -130,6 +128,8 @@ def cmd_trace_convert(args) -> int:
 
 
 def cmd_trace_capture(args) -> int:
+    from .capture import capture
+
     program = list(args.program)
     if program and program[0] == "--":
         program = program[1:]
@@ -151,6 +151,7 @@ def cmd_trace_capture(args) -> int:
 
 
 def cmd_suite_build(args) -> int:
+    from . import suite
     jobs = parse_int(args.jobs, "--jobs") if args.jobs else None
     names = suite.check_names(args.members) if args.members else suite.default_members()
     print(f"suite: {', '.join(names)} in {suite.suite_dir()} ({jobs or 'one per core'} at a time)", flush=True)
@@ -168,6 +169,7 @@ def _interrupt(signum, frame):
 
 
 def cmd_suite_list(args) -> int:
+    from . import suite
     rows = suite.status()
     if args.json:
         print(json.dumps(rows, indent=2))
@@ -220,10 +222,9 @@ def cmd_replay(args) -> int:
     frames = parse_int_list(args.frames, "--frames")
     with progress_bar(args, "replaying", api.replay_progress_total(source, policies)) as bar:
         results = api.replay(source, policy=policies, frames=frames, seed=parse_seed(args.seed), progress=bar)
-    df = results.to_dataframe()
-    if args.csv:
+    if args.csv:  # pandas only for the CSV
         with atomic_path(args.csv) as tmp:
-            df.to_csv(tmp, index=False)
+            results.to_dataframe().to_csv(tmp, index=False)
     if args.json:
         print(results.to_json())
         return 0
@@ -237,16 +238,19 @@ def cmd_replay(args) -> int:
 
 
 def cmd_mrc(args) -> int:
+    from .figures.curves import plot_mrc
+    from .figures.style import check_figure_path
+
     out = args.output
     plot = args.plot or os.path.splitext(out)[0] + ".png"
     check_figure_path(plot)
     source = source_from_args(args)
     with progress_bar(args, "stack distances", source.meta().get("records")) as bar:
-        curve = api.mrc(source, progress=bar)
+        curve = api.mrc(source, progress=bar, policy=args.policy)
     df = curve.to_dataframe()
     with atomic_path(out) as tmp:  # the CSV lands only once the figure is drawn
         df.to_csv(tmp, index=False)
-        plot_mrc([curve], plot, title=f"LRU fault curve: {source.name}")
+        plot_mrc([curve], plot, title=f"{curve.policy.upper()} fault curve: {source.name}")
     print(f"{source.name}: {curve.references:,} references, {curve.distinct_pages:,} distinct pages, "
           f"{curve.compulsory_faults:,} compulsory faults")
     print(f"wrote {out} ({len(df):,} sizes) and {plot}")
@@ -264,6 +268,8 @@ def parse_source(text: str, seed: int, page_size: Optional[int]) -> api.Source:
 
 
 def cmd_analyze_faults(args) -> int:
+    from . import fault_analysis
+
     seed = parse_seed(args.seed)
     page_size = parse_int(args.page_size, "--page-size") if args.page_size else None
     frames = parse_int(args.frames, "--frames") if args.frames else None
@@ -307,11 +313,15 @@ def _number(x: float, digits: int = 0) -> str:
 
 
 def cmd_bench(args) -> int:
+    from .bench import run_bench
+
     return run_bench(args)
 
 
 def cmd_sweep(args) -> int:
     """`pagelab sweep SPEC [--out DIR] [--scheduler ADDRESS] [--workers N]`."""
+    from .sweeps import sweep as run_sweep
+
     workers = parse_workers(args)
     per_task = None
     if args.points_per_task is not None:
@@ -342,6 +352,9 @@ def cmd_sweep(args) -> int:
 
 def cmd_results(args) -> int:
     """`pagelab results DIR [--csv FILE] [--parquet FILE]`."""
+    from .sweeps import results as sweep_results
+    from .sweeps.points import one_line
+
     limit = parse_int(args.limit, "--limit") if args.limit is not None else 40
     df = sweep_results(args.dir)
     if args.csv:
@@ -395,6 +408,9 @@ def _cell(v: Any) -> str:
 def cmd_run(args) -> int:
     from pathlib import Path
 
+    from . import gang, system, timed
+    from .kernel.backend import KernelRunBar, run_kernel
+
     out = Path(args.out or f"results/run-{Path(args.config).stem}")
     data = system.read_toml(args.config)
     check_not_dangling(out)
@@ -437,6 +453,8 @@ def cmd_run(args) -> int:
 
 def _run_numa(args, data: dict, out) -> int:
     """`pagelab run` of a [numa] configuration: a summary table and result.json."""
+    from . import numa
+
     name = str(args.config)
     with progress_bar(args, "references", None) as bar:
         result = numa.run_numa(data, name, progress=bar)
@@ -457,6 +475,10 @@ def _run_numa(args, data: dict, out) -> int:
 def cmd_reproduce(args) -> int:
     """`pagelab reproduce NAME | PATH | all`: the experiments as one run, then per
     experiment its tables, its claim ledger and its report."""
+    from .console import show_experiment_run
+    from .experiments.runner import ALL, reproduce
+    from .outputs.report import build_index
+
     workers = parse_workers(args)
     runs = reproduce([args.experiment], out=args.out, quick=args.quick, sensitivity=args.sensitivity,
                      workers=workers, scheduler=args.scheduler, retry_failed=args.retry_failed,
@@ -471,6 +493,9 @@ def cmd_reproduce(args) -> int:
 
 
 def cmd_report(args) -> int:
+    from .outputs.readme import write_readme_section
+    from .outputs.report import build
+
     if args.readme:
         print(f"wrote the reproduced results of {args.dir} into {write_readme_section(args.dir, args.readme)}")
         return 0
@@ -480,6 +505,8 @@ def cmd_report(args) -> int:
 
 
 def cmd_demo(args) -> int:
+    from .demo import run_demo
+
     return run_demo(args.out, progress=args.progress)
 
 
@@ -557,8 +584,10 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--csv", help="also write the table to this CSV file")
     rp.set_defaults(func=cmd_replay)
 
-    mr = sub.add_parser("mrc", help="exact LRU fault curve for every memory size (Mattson)")
+    mr = sub.add_parser("mrc", help="exact LRU or OPT fault curve for every memory size, in one pass (Mattson)")
     add_source_args(mr)
+    mr.add_argument("--policy", default="lru", choices=["lru", "opt"],
+                    help="the stack algorithm: lru (default) or opt (Belady's MIN)")
     mr.add_argument("-o", "--output", default="mrc.csv", help="CSV output (default mrc.csv)")
     mr.add_argument("--plot", help="figure (default: the CSV name with .png)")
     mr.set_defaults(func=cmd_mrc)
@@ -588,6 +617,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--pages", default="750000", help="distinct pages (default 750k)")
     bench.add_argument("--alpha", default="1.0", help="Zipf exponent (default 1.0)")
     bench.add_argument("--frames", default=None, help="frames (default 10%% of pages)")
+    bench.add_argument("--no-commands", action="store_true",
+                       help="time only in-process, not whole `pagelab replay` commands on the trace "
+                            "in the oracleGeneral, CSV and pagelab formats")
     bench.add_argument("--policy", default=None,
                        help="policies to time (default lru,clock,fifo,random,opt; with --sweep one, default opt)")
     bench.add_argument("--repeat", default="3", help="runs per measurement; the best is reported")
@@ -623,10 +655,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("config", help="configuration file (docs/system-config.md)")
     run.add_argument("--out", help="output directory (default results/run-<config name>)")
     run.add_argument("--json", action="store_true", help="print the result as JSON instead of the table")
-    run.add_argument("--on", choices=system.BACKENDS, help="backend: the simulator (default) or this machine's "
+    run.add_argument("--on", choices=BACKENDS, help="backend: the simulator (default) or this machine's "
                                                           "kernel (root; docs/kernel-backend.md); overrides the "
                                                           "file's backend key")
     run.set_defaults(func=cmd_run)
+
+    from .kernel_cli import add_kernel_parser
 
     add_kernel_parser(sub)
 
@@ -635,7 +669,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "'all' of them as one run) through the sweep executor: in parallel, each "
                                      "engine run stored as it finishes, so an interrupted run resumes. Then writes "
                                      "its tables, figures, claim ledger (claims.csv) and report.html.")
-    rep.add_argument("experiment", help=f"experiment name ({', '.join(shipped())}), all, or a path to an "
+    rep.add_argument("experiment", help=f"experiment name ({', '.join(shipped_experiments())}), all, or a path to an "
                                         "experiment file")
     rep.add_argument("--out", help="output directory (default results/<experiment>; with all: results/, one "
                                    "subdirectory each)")
@@ -646,7 +680,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--workers", metavar="N", help="local worker processes (default: one per core; 0: here)")
     rep.add_argument("--scheduler", metavar="ADDRESS", help="run the points on this Dask cluster instead")
     rep.add_argument("--retry-failed", action="store_true", help="run engine runs that failed before again")
-    rep.add_argument("--on", choices=system.BACKENDS, help="where its system runs go: the simulator (default) or "
+    rep.add_argument("--on", choices=BACKENDS, help="where its system runs go: the simulator (default) or "
                                                           "this machine's kernel (root; the experiments with a "
                                                           "kernel version: docs/kernel.md); default output "
                                                           "results/<experiment>-kernel")

@@ -8,11 +8,10 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from typing import List, Sequence
+from typing import TYPE_CHECKING, List, Sequence
 
-from .experiments.claims import tally
-from .experiments.runner import ExperimentRun
-from .outputs.report import build_report
+if TYPE_CHECKING:  # the experiments load with the commands that show them
+    from .experiments.runner import ExperimentRun
 
 #: width for output that is not a terminal (pipes, files, CI logs), unless COLUMNS says
 PIPE_WIDTH = 100
@@ -124,6 +123,8 @@ def print_table(title: str, columns: List[str], rows: List[list], width: int = 0
 def show_experiment_run(run: ExperimentRun) -> bool:
     """Prints one experiment's run: its tables, findings and claim ledger, and builds
     its report. False (after a one-line error on stderr) when its analysis failed."""
+    from .outputs.report import build_report
+
     exp = run.spec.experiment
     print(f"\n=== {run.spec.name}: {exp['paper']}, {exp['title']}")
     if run.error is not None:
@@ -144,6 +145,8 @@ def print_ledger(run: ExperimentRun) -> None:
     """The ledger in short (claims.csv and the report have the statement, the paper's
     numbers, our measure and the rule): claim, verdict, the rule's evidence, and with
     --sensitivity the variants where it holds."""
+    from .experiments.claims import tally
+
     robust = any(r.variants for r in run.ledger)
     rows = [[r.claim.id, r.verdict, r.detail] + ([r.robustness()] if robust else []) for r in run.ledger]
     t = tally(run.ledger)

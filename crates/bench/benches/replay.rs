@@ -49,7 +49,7 @@ fn throughput(c: &mut Criterion) {
             n
         })
     });
-    for policy in [PolicyKind::Lru, PolicyKind::Clock, PolicyKind::Fifo, PolicyKind::Random, PolicyKind::Opt] {
+    for policy in [PolicyKind::Lru, PolicyKind::CLOCK, PolicyKind::Fifo, PolicyKind::Random, PolicyKind::Opt] {
         let cfg = ReplayConfig { policies: vec![policy], frames: vec![frames], seed: 1 };
         group.bench_function(policy.name(), |b| b.iter(|| replay(&open, &cfg, &mut |_| true).unwrap()));
     }

@@ -264,17 +264,26 @@ fn replay_passes(policies: Vec<String>) -> PyResult<u32> {
     Ok(passes)
 }
 
-/// The exact LRU fault curve: {"faults": bytes of little-endian u64, faults with 1, 2,
-/// ... distinct_pages frames, ...}.
+/// The exact fault curve of LRU or OPT (`policy`, both stack algorithms): {"faults":
+/// bytes of little-endian u64, faults with 1, 2, ... distinct_pages frames, ...}.
 #[pyfunction]
-#[pyo3(signature = (source, progress=None))]
-fn mrc(py: Python<'_>, source: &Bound<'_, PyDict>, progress: Option<PyObject>) -> PyResult<PyObject> {
+#[pyo3(signature = (source, progress=None, policy="lru"))]
+fn mrc(py: Python<'_>, source: &Bound<'_, PyDict>, progress: Option<PyObject>, policy: &str) -> PyResult<PyObject> {
     let spec = source_spec(source)?;
+    let kind = PolicyKind::from_name(policy).map_err(to_py)?;
+    if !matches!(kind, PolicyKind::Lru | PolicyKind::Opt) {
+        return Err(PagelabError::new_err(format!(
+            "policy: the one-pass curve is for the stack algorithms lru and opt, got '{policy}'"
+        )));
+    }
     let mut hook = progress_hook(progress);
     let curve = py
         .allow_threads(|| {
             let mut src = spec.open()?;
-            engine_mrc(src.as_mut(), &mut hook)
+            match kind {
+                PolicyKind::Opt => pagelab_core::analysis::opt_mrc(src.as_mut(), &mut hook),
+                _ => engine_mrc(src.as_mut(), &mut hook),
+            }
         })
         .map_err(to_py)?;
     let d = PyDict::new(py);

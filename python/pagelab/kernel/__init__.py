@@ -11,8 +11,17 @@ machine's kernel, in memory cgroups, with real swap (docs/kernel-backend.md).
   docs/kernel.md)
 """
 
-from .backend import run_kernel
 from .status import host_status
 from .swapfile import setup_swap, teardown_swap
+
+
+def __getattr__(name: str):
+    # the backend (the timed system's result types) loads on first use, so that the
+    # kernel commands' parser costs the command line nothing
+    if name == "run_kernel":
+        from .backend import run_kernel
+
+        return run_kernel
+    raise AttributeError(f"module 'pagelab.kernel' has no attribute '{name}'")
 
 __all__ = ["run_kernel", "host_status", "setup_swap", "teardown_swap"]

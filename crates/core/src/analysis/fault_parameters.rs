@@ -545,7 +545,7 @@ mod tests {
     fn fault_parameters_identities_on_random_streams() {
         for (seed, range, frames) in [(1u64, 50u64, 10u32), (2, 300, 64), (3, 1000, 100), (4, 60, 19)] {
             let pages = random_pages(40_000, range, seed);
-            for policy in [PolicyKind::Lru, PolicyKind::Clock] {
+            for policy in [PolicyKind::Lru, PolicyKind::CLOCK] {
                 let fp = analyse(&pages, policy, frames);
                 assert_eq!(fp.faults, replay_faults(&pages, policy, frames), "{policy:?} seed {seed}");
                 assert_eq!(fp.len() as u64, fp.faults);

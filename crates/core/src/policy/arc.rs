@@ -5,6 +5,12 @@
 //! recency on a B1 hit and towards frequency on a B2 hit. Invariants (tested):
 //! |T1| + |T2| <= c, |T1| + |B1| <= c, |T1| + |T2| + |B1| + |B2| <= 2c, 0 <= p <= c.
 //!
+//! The paper leaves open whether p and its steps are whole or real numbers. By default
+//! (`arc:p=int`) they are whole: a B1 hit adds `max(|B2| / |B1|, 1)` with the division
+//! rounded down. libCacheSim (`ARC.c`, which changed to real numbers after comparing
+//! with a Python ARC) keeps p as a double and divides exactly: `arc:p=float`, the preset
+//! `arc:libcachesim`. REPLACE compares |T1| with p in either case.
+//!
 //! The caller owns residency, so figure 4's cases split over the trait's calls: the
 //! adaptation and the ghost-list trimming of a miss (cases II-IV) happen in `on_miss`,
 //! REPLACE in `select_victim` (which the caller calls only when memory is full), and the
@@ -22,8 +28,10 @@ const B2: u8 = 4;
 #[derive(Debug)]
 pub struct ArcCache {
     c: usize,
-    /// Target size of T1.
-    p: usize,
+    /// Target size of T1 (a whole number unless `fractional_p`).
+    p: f64,
+    /// p moves by real steps (libCacheSim) rather than whole ones.
+    fractional_p: bool,
     t1: PageList,
     t2: PageList,
     b1: PageList,
@@ -38,11 +46,17 @@ pub struct ArcCache {
 }
 
 impl ArcCache {
-    /// ARC for a cache of `frames` pages.
+    /// ARC for a cache of `frames` pages, p a whole number.
     pub fn new(frames: u32) -> Self {
+        Self::with_p(frames, false)
+    }
+
+    /// ARC for `frames` pages; `fractional_p`: p moves by real steps.
+    pub fn with_p(frames: u32, fractional_p: bool) -> Self {
         ArcCache {
             c: frames.max(1) as usize,
-            p: 0,
+            p: 0.0,
+            fractional_p,
             t1: PageList::default(),
             t2: PageList::default(),
             b1: PageList::default(),
@@ -82,9 +96,19 @@ impl ArcCache {
         }
     }
 
+    /// The step of p: `max(x / y, 1)`, x and y the sizes of the two ghost lists.
+    #[inline]
+    fn step(&self, x: usize, y: usize) -> f64 {
+        if self.fractional_p {
+            (x as f64 / y as f64).max(1.0)
+        } else {
+            (x / y).max(1) as f64
+        }
+    }
+
     #[cfg(test)]
     fn sizes(&self) -> (usize, usize, usize, usize, usize) {
-        (self.t1.len(), self.t2.len(), self.b1.len(), self.b2.len(), self.p)
+        (self.t1.len(), self.t2.len(), self.b1.len(), self.b2.len(), self.p as usize)
     }
 }
 
@@ -116,9 +140,9 @@ impl ReplacementPolicy for ArcCache {
         self.drop_t1 = false;
         match self.missing_from {
             // II: a recency miss; grow T1's target
-            B1 => self.p = (self.p + (b2 / b1).max(1)).min(self.c),
+            B1 => self.p = (self.p + self.step(b2, b1)).min(self.c as f64),
             // III: a frequency miss; shrink it
-            B2 => self.p = self.p.saturating_sub((b1 / b2).max(1)),
+            B2 => self.p = (self.p - self.step(b1, b2)).max(0.0),
             _ => {
                 let (t1, t2) = (self.t1.len(), self.t2.len());
                 if t1 + b1 == self.c {
@@ -140,7 +164,8 @@ impl ReplacementPolicy for ArcCache {
     /// miss), else T2's LRU page to B2.
     fn select_victim(&mut self, _time: u64) -> PageId {
         let t1 = self.t1.len();
-        let from_t1 = t1 >= 1 && (t1 > self.p || (self.missing_from == B2 && t1 == self.p) || self.t2.is_empty());
+        let t1f = t1 as f64;
+        let from_t1 = t1 >= 1 && (t1f > self.p || (self.missing_from == B2 && t1f == self.p) || self.t2.is_empty());
         if from_t1 {
             let victim = self.t1.tail().expect("a resident page");
             self.remove(victim);
@@ -191,6 +216,7 @@ mod tests {
             assert!(t1 + b1 <= c, "|T1| + |B1| = {} > c at {t}", t1 + b1);
             assert!(t1 + t2 + b1 + b2 <= 2 * c, "directory larger than 2c at {t}");
             assert!(p <= c);
+            assert!(arc.fractional_p || arc.p.fract() == 0.0, "p is whole");
         })
     }
 
@@ -241,11 +267,35 @@ mod tests {
         assert_eq!(arc.sizes(), (3, 1, 1, 0, 0));
         assert_eq!(arc.list[1], B1);
         arc.on_miss(1, 6);
-        assert_eq!(arc.p, 1);
+        assert_eq!(arc.p, 1.0);
         // REPLACE: |T1| = 3 > p: T1's LRU page (2) goes to B1; 1 comes back into T2
         assert_eq!(arc.select_victim(6), 2);
         arc.on_insert(1, 6);
         assert_eq!((arc.list[1], arc.list[2]), (T2, B1));
         assert_eq!(arc.sizes(), (2, 2, 1, 0, 1));
+    }
+
+    /// Whole and real p on a hand-traced string, 5 frames: the two agree up to the
+    /// reference to 2 (the 17th), a B1 hit with |B1| = 2, |B2| = 3, p = 2. The step
+    /// |B2| / |B1| is 1 (whole) or 1.5 (real): p = 3 or 3.5. Then 0 hits B2 (|B1| = 1,
+    /// |B2| = 4; step 1): p = 2 or 2.5, and REPLACE with |T1| = 2 takes T1's LRU page 1
+    /// (whole: |T1| = p on a B2 miss) or T2's LRU page 11 (real: |T1| < p), so the last
+    /// reference, to 1, misses with whole p and hits with real p: 15 and 14 faults.
+    /// libCacheSim 0.3.5 (its Python package, `ARC(5)` on this string as an
+    /// oracleGeneral trace with `ignore_obj_size`) gives 14.
+    #[test]
+    fn whole_and_real_p_on_a_hand_traced_string() {
+        let stream = [2, 6, 5, 3, 0, 6, 0, 4, 11, 4, 1, 3, 11, 7, 9, 7, 2, 0, 1];
+        let mut whole = ArcCache::new(5);
+        let (f, v) = crate::policy::testing::drive(&mut whole, 5, &stream[..16], |_, _, _| {});
+        assert_eq!((f, v.as_slice(), whole.p), (12, &[2, 5, 3, 11, 6, 0, 4][..], 2.0));
+        let mut real = ArcCache::with_p(5, true);
+        crate::policy::testing::drive(&mut real, 5, &stream[..16], |_, _, _| {});
+        assert_eq!(real.p, 2.0);
+        assert_eq!(checked(&mut ArcCache::new(5), 5, &stream), 15);
+        assert_eq!(checked(&mut ArcCache::with_p(5, true), 5, &stream), 14);
+        let mut real = ArcCache::with_p(5, true);
+        crate::policy::testing::drive(&mut real, 5, &stream[..18], |_, _, _| {});
+        assert_eq!((real.p, real.t1.len()), (2.5, 2));
     }
 }

@@ -1,16 +1,24 @@
 //! CLOCK (second chance): frames in a circle, a reference bit per page, a hand. The
 //! victim is the first page under the hand whose bit is clear; set bits met on the way
-//! are cleared (Corbató 1968). A page enters with its bit set, as the hardware sets it
-//! on the access that faulted the page in, and takes the victim's slot just behind the
-//! hand, so it is examined last.
+//! are cleared (Corbató 1968). A page takes the victim's slot just behind the hand, so
+//! it is examined last.
+//!
+//! The bit of a page entering memory is a parameter (`clock:bit=set|clear`). By default
+//! it is set, as the hardware sets it on the access that faulted the page in; libCacheSim
+//! (`Clock.c`, `n-bit-counter=1`: FIFO with reinsertion, an object inserted with
+//! frequency 0) clears it, and `clock:bit=clear` (the preset `clock:libcachesim`) gives
+//! its faults: its queue's tail is the page under the hand and a reinsertion at the head
+//! is the hand moving past a page whose bit it clears.
 
 use super::ReplacementPolicy;
 use crate::trace::PageId;
 
 const EMPTY: u32 = u32::MAX;
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Clock {
+    /// The reference bit of a page entering memory.
+    insert_bit: bool,
     /// Page in each slot of the circle, EMPTY for a free slot.
     slots: Vec<u32>,
     /// Slot of each resident page.
@@ -20,9 +28,21 @@ pub struct Clock {
     hand: usize,
 }
 
+impl Default for Clock {
+    fn default() -> Self {
+        Self::with_insert_bit(true)
+    }
+}
+
 impl Clock {
+    /// CLOCK with the bit set on insertion.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// CLOCK whose entering pages get reference bit `insert_bit`.
+    pub fn with_insert_bit(insert_bit: bool) -> Self {
+        Clock { insert_bit, slots: Vec::new(), slot_of: Vec::new(), referenced: Vec::new(), free_slots: Vec::new(), hand: 0 }
     }
 }
 
@@ -51,7 +71,7 @@ impl ReplacementPolicy for Clock {
         };
         self.slots[slot as usize] = page;
         self.slot_of[page as usize] = slot;
-        self.referenced[page as usize] = true;
+        self.referenced[page as usize] = self.insert_bit;
     }
     fn select_victim(&mut self, _time: u64) -> PageId {
         let n = self.slots.len();
@@ -104,5 +124,18 @@ mod tests {
         c.on_insert(3, 0); // into slot 0, bit set; hand at slot 1
         c.on_hit(1, 0); // page 1 gets a second chance
         assert_eq!(c.select_victim(0), 2);
+    }
+
+    /// The bit on insertion, 2 frames, 1 2 1 3 2. Set (pagelab): 1 and 2 enter with their
+    /// bits set, the hit on 1 changes nothing; 3's fault sweeps both bits clear and evicts 1
+    /// (the hand's first slot), 3 enters there, and 2 hits: 3 faults. Clear (libCacheSim:
+    /// FIFO with reinsertion, frequency 0 on insertion): the hit sets 1's bit; 3's fault
+    /// spares 1 (clearing its bit) and evicts 2, and 2's fault then evicts 1: 4 faults,
+    /// victims 2 and 1. libCacheSim 0.3.5's `Clock(2)` gives 4.
+    #[test]
+    fn the_bit_on_insertion() {
+        let stream = [1, 2, 1, 3, 2];
+        assert_eq!(crate::policy::testing::drive(&mut Clock::new(), 2, &stream, |_, _, _| {}), (3, vec![1]));
+        assert_eq!(crate::policy::testing::drive(&mut Clock::with_insert_bit(false), 2, &stream, |_, _, _| {}), (4, vec![2, 1]));
     }
 }

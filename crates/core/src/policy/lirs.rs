@@ -17,28 +17,43 @@
 //! `on_miss` marks a non-resident HIR page of S as incoming, `select_victim` evicts the
 //! front of Q, `on_insert` places the page (LIR if it was in S, else resident HIR).
 //!
-//! Decisions the paper leaves open (or that the trait forces):
-//! - Sizes (section 4.2 uses 1% of the cache for HIR pages): `L_hirs = max(1, frames /
-//!   100)` (rounded down), but at most `frames - 1` when `frames >= 2`; `L_lirs = frames -
+//! Parameters ([`LirsParams`], `lirs:hir=PCT,hir_min=N,stack=X,ghosts=Y`):
+//! - `hir` and `hir_min`: `L_hirs = max(hir_min, floor(hir / 100 * frames))` (section 4.2
+//!   uses 1% of the cache), at most `frames - 1` when `frames >= 2`; `L_lirs = frames -
 //!   L_hirs`. With one frame `L_lirs = 0`: S stays empty after pruning and the single
-//!   frame is the HIR frame (Q alone, i.e. plain LRU on one page).
+//!   frame is the HIR frame (Q alone, i.e. plain LRU on one page). The percentage is
+//!   taken as the authors' `lirs.c` computes it, in floating point and truncated.
+//! - `ghosts` (pagelab's bound, section 3.3 leaves S unbounded): at most `floor(ghosts *
+//!   frames)` non-resident HIR entries in S. When an eviction exceeds it, the oldest one
+//!   is dropped from S, and the page is forgotten (a later miss on it is a miss on a new
+//!   page). Pages turn non-resident in the order of their S positions (the in-S part of
+//!   Q is in S order and Q is evicted from its front), so N's tail is also the lowest
+//!   non-resident entry of S; the invariants test checks it. A page being loaded
+//!   (between `on_miss` and `on_insert`) is taken off N first and does not count, so the
+//!   eviction made for it cannot drop its own history. `none`: no bound.
+//! - `stack` (the authors' bound, `MAX_S_LEN` of `lirs.c`): at most `floor(stack *
+//!   frames)` entries in S, counted after each reference; one over, and the lowest HIR
+//!   entry of S (the first one above the LIR pages at its bottom, resident or not) leaves
+//!   S: a resident one stays in Q (now out of S), a non-resident one is forgotten. At
+//!   least 1, so that S always holds an HIR entry when it is over the bound (S holds at
+//!   most `L_lirs < frames` LIR pages). `none`: no bound.
+//! - Presets: the default (`lirs`) is `hir=1,hir_min=1,stack=none,ghosts=2`; `lirs:authors`
+//!   is `hir=1,hir_min=2,stack=2500,ghosts=none`, the authors' `lirs.c` (Song Jiang, 2002,
+//!   as distributed with Caffeine's simulator: `HIR_RATE` 1.0, `LOWEST_HG_NUM` 2,
+//!   `MAX_S_LEN` `mem_size*2500`), whose faults it equals at every size the program
+//!   accepts (10 frames or more; docs/policies.md).
+//!
+//! Decisions the paper leaves open (or that the trait forces):
 //! - Warm-up (section 3.3, "when LIR block set is not full, all the referenced blocks are
 //!   given an LIR status"): applied whenever `#LIR < L_lirs`, to any referenced page that
 //!   is not LIR (a new page, a non-resident HIR page, a resident HIR page in or out of S).
 //!   Such a promotion demotes no LIR page. Without `on_remove` this only happens while
-//!   the cache first fills; after an LIR page is removed it refills the LIR set.
-//! - Bounded stack (section 3.3 leaves S unbounded; the issue asks for a bound): at most
-//!   `max_nonresident` (default `2 * frames`) non-resident HIR entries in S. When an
-//!   eviction exceeds it, the oldest one is dropped from S, and the page is forgotten
-//!   (a later miss on it is a miss on a new page). Pages turn non-resident in the order
-//!   of their S positions (the in-S part of Q is in S order and Q is evicted from its
-//!   front), so N's tail is also the lowest non-resident entry of S; the invariants test
-//!   checks it. A page being loaded (between `on_miss` and `on_insert`) is taken off N
-//!   first and does not count, so the eviction made for it cannot drop its own history.
-//! - Order within a miss (section 3.3 evicts first, then places the new page): the
-//!   victim is chosen before the new page's promotion, so an LIR page demoted by that
-//!   promotion goes to the end of Q behind the other resident HIR pages and is not the
-//!   victim of this miss.
+//!   the cache first fills (the first `L_lirs` pages missed become LIR, as in `lirs.c`);
+//!   after an LIR page is removed it refills the LIR set.
+//! - Order within a miss (section 3.3 evicts first, then places the new page, as `lirs.c`
+//!   does): the victim is chosen before the new page's promotion, so an LIR page demoted
+//!   by that promotion goes to the end of Q behind the other resident HIR pages and is
+//!   not the victim of this miss.
 //! - A demoted LIR page is always the bottom of S; it goes to the end of Q and leaves S
 //!   (it is now an HIR entry at the bottom, which pruning would remove anyway).
 //! - `select_victim` with Q empty (only possible if a caller reclaims before memory is
@@ -67,6 +82,54 @@ const GHOST: u8 = 4;
 /// in S but taken off N.
 const INCOMING: u8 = 5;
 
+/// LIRS's sizes and bounds (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LirsParams {
+    /// Percent of the frames for resident HIR pages (`L_hirs`), truncated.
+    pub hir_percent: f64,
+    /// Least `L_hirs`.
+    pub hir_min: u32,
+    /// Most entries of S, as a multiple of the frames (`lirs.c`'s `MAX_S_LEN`); `None`:
+    /// unbounded.
+    pub stack: Option<f64>,
+    /// Most non-resident HIR entries of S, as a multiple of the frames; `None`: unbounded.
+    pub ghosts: Option<f64>,
+}
+
+impl LirsParams {
+    /// pagelab's LIRS (`lirs`).
+    pub const DEFAULT: LirsParams = LirsParams { hir_percent: 1.0, hir_min: 1, stack: None, ghosts: Some(2.0) };
+    /// The authors' `lirs.c` (`lirs:authors`).
+    pub const AUTHORS: LirsParams = LirsParams { hir_percent: 1.0, hir_min: 2, stack: Some(2500.0), ghosts: None };
+
+    /// `L_hirs` for `frames` frames: `max(hir_min, floor(hir / 100 * frames))` computed as
+    /// `lirs.c` does, kept within `1..=frames - 1` (1 for a single frame).
+    pub fn hir_frames(&self, frames: usize) -> usize {
+        let share = (self.hir_percent / 100.0 * frames as f64) as usize;
+        let l = share.max(self.hir_min as usize);
+        if frames <= 1 {
+            1
+        } else {
+            l.clamp(1, frames - 1)
+        }
+    }
+}
+
+/// `floor(multiple * frames)`, or no bound.
+fn bound(multiple: Option<f64>, frames: usize) -> usize {
+    match multiple {
+        Some(x) => {
+            let v = x * frames as f64;
+            if v >= usize::MAX as f64 {
+                usize::MAX
+            } else {
+                v as usize
+            }
+        }
+        None => usize::MAX,
+    }
+}
+
 #[derive(Debug)]
 pub struct Lirs {
     /// Frames reserved for LIR pages.
@@ -75,6 +138,8 @@ pub struct Lirs {
     l_hirs: usize,
     /// Bound on the non-resident HIR entries of S.
     max_nonresident: usize,
+    /// Bound on the entries of S.
+    max_stack: usize,
     /// Current number of LIR pages.
     lir: usize,
     /// The stack S: head is the top.
@@ -88,22 +153,31 @@ pub struct Lirs {
 }
 
 impl Lirs {
-    /// LIRS for a cache of `frames` pages, with at most `2 * frames` non-resident HIR
-    /// entries in S.
+    /// pagelab's LIRS for a cache of `frames` pages ([`LirsParams::DEFAULT`]).
     pub fn new(frames: u32) -> Self {
-        let frames = frames.max(1) as usize;
-        Self::with_nonresident_limit(frames as u32, 2 * frames)
+        Self::with_params(frames, LirsParams::DEFAULT)
     }
 
-    /// LIRS for `frames` pages keeping at most `max_nonresident` non-resident HIR entries
-    /// in the stack S.
+    /// LIRS for `frames` pages with the given sizes and bounds.
+    pub fn with_params(frames: u32, params: LirsParams) -> Self {
+        let f = frames.max(1) as usize;
+        let mut l = Self::with_nonresident_limit(frames, bound(params.ghosts, f));
+        l.l_hirs = params.hir_frames(f);
+        l.l_lirs = f - l.l_hirs;
+        l.max_stack = bound(params.stack, f);
+        l
+    }
+
+    /// pagelab's LIRS for `frames` pages keeping at most `max_nonresident` non-resident
+    /// HIR entries in the stack S.
     pub fn with_nonresident_limit(frames: u32, max_nonresident: usize) -> Self {
         let frames = frames.max(1) as usize;
-        let l_hirs = if frames == 1 { 1 } else { (frames / 100).clamp(1, frames - 1) };
+        let l_hirs = LirsParams::DEFAULT.hir_frames(frames);
         Lirs {
             l_lirs: frames - l_hirs,
             l_hirs,
             max_nonresident,
+            max_stack: usize::MAX,
             lir: 0,
             s: PageList::default(),
             q: PageList::default(),
@@ -148,6 +222,34 @@ impl Lirs {
             self.lir -= 1;
         }
         self.prune();
+    }
+
+    /// `lirs.c`'s bound on S, after a reference: one entry over, and the lowest HIR entry
+    /// of S (the first above the LIR pages at its bottom) leaves S. A resident one stays
+    /// in Q, a non-resident one is forgotten.
+    #[inline]
+    fn bound_stack(&mut self) {
+        if self.s.len() <= self.max_stack {
+            return;
+        }
+        let mut entry = self.s.tail();
+        while let Some(p) = entry {
+            match self.state[p as usize] {
+                LIR => entry = self.s.prev_of(p),
+                HIR_S => {
+                    self.s.unlink(p);
+                    self.state[p as usize] = HIR_Q;
+                    return;
+                }
+                _ => {
+                    // GHOST (no page is INCOMING between references)
+                    self.s.unlink(p);
+                    self.n.unlink(p);
+                    self.state[p as usize] = NONE;
+                    return;
+                }
+            }
+        }
     }
 
     #[cfg(test)]
@@ -197,6 +299,7 @@ impl ReplacementPolicy for Lirs {
                     self.q.move_to_front(page);
                     self.prune(); // only does something when L_lirs = 0
                 }
+                self.bound_stack(); // S grew by one
             }
             s => debug_assert!(false, "on_hit on non-resident page {page} (state {s})"),
         }
@@ -258,6 +361,7 @@ impl ReplacementPolicy for Lirs {
             }
             s => debug_assert!(false, "on_insert of resident page {page} (state {s})"),
         }
+        self.bound_stack();
     }
 
     fn on_remove(&mut self, page: PageId) {
@@ -567,5 +671,123 @@ mod tests {
         assert_eq!(lirs, 60 + 50 * 300, "LIRS {lirs}");
         assert!((0..60).all(|p| l.state_of(p) == LIR));
         assert_eq!(l.n.len(), 2 * c, "the non-resident entries are bounded");
+    }
+
+    /// A direct model of the authors' `lirs.c` for the tests: S as a vector (top first) of
+    /// the entries in S, Q as a queue (front: the next victim), per page the program's
+    /// flags (resident, HIR, in S), free frames counted down. A miss evicts Q's front
+    /// first; a page missed while more than `L_hirs` frames are free is LIR; a page found
+    /// HIR in S becomes LIR and demotes the bottom LIR page to the end of Q; S is pruned to
+    /// an LIR bottom after every reference, then one entry over `MAX_S_LEN` sends its
+    /// lowest HIR entry out. It shares no code with [`Lirs`] (no N list, no states, no
+    /// warm-up rule, no trait calls), and it models only the `stack` bound, not `ghosts`.
+    /// Returns the faults and the victims.
+    fn lirs_c(stream: &[PageId], m: usize, params: LirsParams) -> (u64, Vec<PageId>) {
+        assert!(params.ghosts.is_none());
+        let pages = *stream.iter().max().unwrap() as usize + 1;
+        let l_hirs = params.hir_frames(m);
+        let max_s = bound(params.stack, m);
+        let (mut resident, mut hir, mut in_s) = (vec![false; pages], vec![true; pages], vec![false; pages]);
+        let mut s: Vec<PageId> = Vec::new();
+        let mut q: std::collections::VecDeque<PageId> = Default::default();
+        let (mut free, mut lir, mut faults, mut victims) = (m, 0usize, 0u64, Vec::new());
+        for &x in stream {
+            let i = x as usize;
+            if !resident[i] {
+                faults += 1;
+                if free == 0 {
+                    let v = q.pop_front().expect("a resident HIR page");
+                    resident[v as usize] = false;
+                    victims.push(v);
+                    free += 1;
+                } else if free > l_hirs {
+                    hir[i] = false;
+                    lir += 1;
+                }
+                free -= 1;
+            } else if hir[i] {
+                q.retain(|&p| p != x);
+            }
+            let was_in_s = in_s[i];
+            s.retain(|&p| p != x);
+            s.insert(0, x);
+            resident[i] = true;
+            in_s[i] = true;
+            if hir[i] && was_in_s {
+                hir[i] = false;
+                lir += 1;
+                if lir > m - l_hirs {
+                    let b = *s.last().unwrap();
+                    assert!(!hir[b as usize], "the bottom of S is LIR");
+                    hir[b as usize] = true;
+                    in_s[b as usize] = false;
+                    s.pop();
+                    q.push_back(b);
+                    lir -= 1;
+                }
+            } else if hir[i] {
+                q.push_back(x);
+            }
+            while let Some(&b) = s.last() {
+                if !hir[b as usize] {
+                    break;
+                }
+                in_s[b as usize] = false;
+                s.pop();
+            }
+            if s.len() > max_s {
+                let k = s.iter().rposition(|&p| hir[p as usize]).expect("an HIR entry in S");
+                in_s[s[k] as usize] = false;
+                s.remove(k);
+            }
+        }
+        (faults, victims)
+    }
+
+    /// `lirs:authors` (and variants of its sizes and stack bound) equal the model of the
+    /// program, victim by victim, on random streams.
+    #[test]
+    fn the_authors_preset_equals_a_model_of_lirs_c() {
+        let variants = [
+            LirsParams::AUTHORS,
+            LirsParams { hir_percent: 1.0, hir_min: 1, stack: None, ghosts: None },
+            LirsParams { hir_percent: 10.0, hir_min: 2, stack: Some(1.0), ghosts: None },
+            LirsParams { hir_percent: 25.0, hir_min: 3, stack: Some(1.5), ghosts: None },
+            LirsParams { hir_percent: 0.0, hir_min: 4, stack: Some(3.0), ghosts: None },
+        ];
+        for params in variants {
+            for (c, pages, seed) in [(10usize, 30u32, 41u64), (10, 200, 42), (16, 40, 43), (50, 500, 44), (100, 150, 45), (120, 2000, 46)] {
+                let stream: Vec<PageId> = random_stream(pages, 8_000, seed).into_iter().fold(Vec::new(), |mut v, x| {
+                    if v.last() != Some(&x) {
+                        v.push(x); // a replay's records: no immediate repeat
+                    }
+                    v
+                });
+                let mut l = Lirs::with_params(c as u32, params);
+                let got = crate::policy::testing::drive(&mut l, c, &stream, |l, t, count| check_invariants(l, t, count, true));
+                assert_eq!(got, lirs_c(&stream, c, params), "{params:?}, c = {c}, seed {seed}");
+                assert!(l.s.len() <= bound(params.stack, c), "S within its bound");
+            }
+        }
+    }
+
+    /// The two presets on 10 frames (the least `lirs.c` accepts) and 1..=10, 11, 9.
+    /// `lirs:authors`: L_hirs = max(2, 1% of 10) = 2, so 1..=8 become LIR (warm-up) and 9,
+    /// 10 resident HIR (Q = 9 10). 11 evicts Q's front, 9, which stays in S non-resident.
+    /// 9 misses: 10 is evicted, and 9, an HIR page in S, becomes LIR; the bottom LIR page 1
+    /// goes to the end of Q. 12 faults, victims 9 and 10. `lirs` (L_hirs = 1): 1..=9 are
+    /// LIR, 10 HIR; 11 evicts 10 and 9 hits: 11 faults.
+    #[test]
+    fn a_hand_traced_example_of_the_presets() {
+        let stream: Vec<PageId> = (1..=11).chain([9]).collect();
+        let mut authors = Lirs::with_params(10, LirsParams::AUTHORS);
+        assert_eq!(authors.sizes(), (8, 2));
+        let got = crate::policy::testing::drive(&mut authors, 10, &stream, |l, t, count| check_invariants(l, t, count, true));
+        assert_eq!(got, (12, vec![9, 10]));
+        assert_eq!(lirs_c(&stream, 10, LirsParams::AUTHORS), (12, vec![9, 10]));
+        assert_eq!((authors.state_of(9), authors.state_of(1), authors.state_of(10)), (LIR, HIR_Q, GHOST));
+        let mut ours = Lirs::new(10);
+        assert_eq!(ours.sizes(), (9, 1));
+        assert_eq!(crate::policy::testing::drive(&mut ours, 10, &stream, |_, _, _| {}), (11, vec![10]));
     }
 }

@@ -21,6 +21,7 @@ mod list;
 mod lru;
 mod mru;
 mod opt;
+mod params;
 mod pff;
 mod predictive;
 mod random;
@@ -34,12 +35,12 @@ mod working_set;
 pub use arc::ArcCache;
 pub use car::Car;
 pub use clock::Clock;
-pub use clock_pro::ClockPro;
+pub use clock_pro::{ClockPro, ClockProParams};
 pub use eelru::Eelru;
 pub use fifo::Fifo;
 pub use list::PageList;
 pub use lfu::Lfu;
-pub use lirs::Lirs;
+pub use lirs::{Lirs, LirsParams};
 pub use lru::Lru;
 pub use mru::Mru;
 pub use opt::{next_use_times, Opt, NEVER};
@@ -57,6 +58,7 @@ pub use dp_approx::DpApprox;
 
 use crate::trace::PageId;
 use crate::{Error, Result};
+use params::ParamList;
 
 /// The replacement-policy interface. The caller owns residency: it calls `on_hit` for a
 /// resident page; on a miss `on_miss`, then `select_victim` when a frame is needed (the
@@ -125,15 +127,15 @@ macro_rules! with_policy {
         match $kind {
             PolicyKind::Lru => { let $p = Lru::new(); $body }
             PolicyKind::Fifo => { let $p = Fifo::new(); $body }
-            PolicyKind::Clock => { let $p = Clock::new(); $body }
+            PolicyKind::Clock { referenced } => { let $p = Clock::with_insert_bit(referenced); $body }
             PolicyKind::Random => { let $p = RandomPolicy::new($seed); $body }
-            PolicyKind::Arc => { let $p = ArcCache::new(frames); $body }
+            PolicyKind::Arc { fractional_p } => { let $p = ArcCache::with_p(frames, fractional_p); $body }
             PolicyKind::Mru => { let $p = Mru::new(); $body }
-            PolicyKind::Lirs => { let $p = Lirs::new(frames); $body }
+            PolicyKind::Lirs(params) => { let $p = Lirs::with_params(frames, params); $body }
             PolicyKind::TwoQ => { let $p = TwoQ::new(frames); $body }
             PolicyKind::Lfu => { let $p = Lfu::new(); $body }
             PolicyKind::Car => { let $p = Car::new(frames); $body }
-            PolicyKind::ClockPro => { let $p = ClockPro::new(frames); $body }
+            PolicyKind::ClockPro(params) => { let $p = ClockPro::with_params(frames, params); $body }
             PolicyKind::Eelru => { let $p = Eelru::new(frames); $body }
             PolicyKind::Seq => { let $p = Seq::new(frames); $body }
             PolicyKind::WorkingSet { tau } => { let $p = WorkingSet::new(tau); $body }
@@ -157,22 +159,32 @@ pub fn build(kind: PolicyKind, frames: u32, seed: u64, next_use: Option<&std::sy
 }
 
 /// The policies a user can name. Some take a parameter, written `name:value` (for
+<<<<<<< HEAD
 /// example `last-static:-5`, `dp-approx:0.3`, `last-dynamic:60,censored`); without one
 /// they take their default.
+=======
+/// example `last-static:-5`, `dp-approx:0.3`); some take named parameters or a preset,
+/// `name:key=value,key=value` or `name:preset` (`lirs:hir=2,hir_min=2`,
+/// `clock-pro:authors`); without one they take their default (docs/policies.md).
+>>>>>>> issue19-replay
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PolicyKind {
     Lru,
     Fifo,
-    Clock,
+    /// CLOCK; `referenced`: a page enters with its reference bit set (pagelab) or clear
+    /// (libCacheSim).
+    Clock { referenced: bool },
     Random,
     Opt,
-    Arc,
+    /// ARC; `fractional_p`: the target size p is a real number (libCacheSim) or a whole
+    /// number (pagelab).
+    Arc { fractional_p: bool },
     Mru,
-    Lirs,
+    Lirs(LirsParams),
     TwoQ,
     Lfu,
     Car,
-    ClockPro,
+    ClockPro(ClockProParams),
     Eelru,
     Seq,
     /// Working Set with window `tau` references (variable size).
@@ -199,20 +211,25 @@ pub const DEFAULT_LAST_DYNAMIC_THRESHOLD: u64 = 60;
 pub const DEFAULT_DP_APPROX_A: f64 = 0.5;
 
 impl PolicyKind {
+    /// CLOCK as pagelab defaults it (the reference bit set on insertion).
+    pub const CLOCK: PolicyKind = PolicyKind::Clock { referenced: true };
+    /// ARC as pagelab defaults it (a whole-number target p).
+    pub const ARC: PolicyKind = PolicyKind::Arc { fractional_p: false };
+
     /// Every policy, the parameterised ones at their defaults.
     pub const ALL: [PolicyKind; 19] = [
         PolicyKind::Lru,
         PolicyKind::Fifo,
-        PolicyKind::Clock,
+        PolicyKind::CLOCK,
         PolicyKind::Random,
         PolicyKind::Opt,
-        PolicyKind::Arc,
+        PolicyKind::ARC,
         PolicyKind::Mru,
-        PolicyKind::Lirs,
+        PolicyKind::Lirs(LirsParams::DEFAULT),
         PolicyKind::TwoQ,
         PolicyKind::Lfu,
         PolicyKind::Car,
-        PolicyKind::ClockPro,
+        PolicyKind::ClockPro(ClockProParams::DEFAULT),
         PolicyKind::Eelru,
         PolicyKind::Seq,
         PolicyKind::WorkingSet { tau: DEFAULT_WS_TAU },
@@ -227,16 +244,16 @@ impl PolicyKind {
         match self {
             PolicyKind::Lru => "lru",
             PolicyKind::Fifo => "fifo",
-            PolicyKind::Clock => "clock",
+            PolicyKind::Clock { .. } => "clock",
             PolicyKind::Random => "random",
             PolicyKind::Opt => "opt",
-            PolicyKind::Arc => "arc",
+            PolicyKind::Arc { .. } => "arc",
             PolicyKind::Mru => "mru",
-            PolicyKind::Lirs => "lirs",
+            PolicyKind::Lirs(_) => "lirs",
             PolicyKind::TwoQ => "2q",
             PolicyKind::Lfu => "lfu",
             PolicyKind::Car => "car",
-            PolicyKind::ClockPro => "clock-pro",
+            PolicyKind::ClockPro(_) => "clock-pro",
             PolicyKind::Eelru => "eelru",
             PolicyKind::Seq => "seq",
             PolicyKind::WorkingSet { .. } => "ws",
@@ -256,18 +273,38 @@ impl PolicyKind {
             PolicyKind::LastDynamic { threshold, rule: LastDynamicRule::Paper } => format!("last-dynamic:{threshold}"),
             PolicyKind::LastDynamic { threshold, rule } => format!("last-dynamic:{threshold},{}", rule.name()),
             PolicyKind::DpApprox { a } => format!("dp-approx:{a}"),
+            PolicyKind::Clock { referenced: false } => "clock:libcachesim".to_string(),
+            PolicyKind::Arc { fractional_p: true } => "arc:libcachesim".to_string(),
+            PolicyKind::Lirs(p) if p == LirsParams::AUTHORS => "lirs:authors".to_string(),
+            PolicyKind::Lirs(p) if p != LirsParams::DEFAULT => format!(
+                "lirs:hir={},hir_min={},stack={},ghosts={}",
+                p.hir_percent,
+                p.hir_min,
+                params::bound_text(p.stack),
+                params::bound_text(p.ghosts)
+            ),
+            PolicyKind::ClockPro(p) if p == ClockProParams::AUTHORS => "clock-pro:authors".to_string(),
+            PolicyKind::ClockPro(p) if p != ClockProParams::DEFAULT => format!(
+                "clock-pro:cold={},cold_min={},adapt={},retest={}",
+                p.cold_percent,
+                p.cold_min,
+                if p.adaptive { "yes" } else { "no" },
+                if p.retest { "yes" } else { "no" }
+            ),
             other => other.name().to_string(),
         }
     }
 
-    /// Case-insensitive `name` or `name:parameter`; an unknown name is an error listing
-    /// the known ones, a bad parameter one saying what the policy expects.
+    /// Case-insensitive `name`, `name:parameter`, `name:key=value,...` or `name:preset`;
+    /// an unknown name is an error listing the known ones, a bad parameter one naming
+    /// the policy and the parameter and saying what it expects.
     pub fn from_name(text: &str) -> Result<PolicyKind> {
         let lower = text.trim().to_ascii_lowercase();
         let (name, param) = match lower.split_once(':') {
             Some((n, p)) => (n.trim(), Some(p.trim())),
             None => (lower.as_str(), None),
         };
+        let text = text.trim();
         let kind = PolicyKind::ALL.iter().copied().find(|p| p.name() == name).ok_or_else(|| {
             let known: Vec<&str> = PolicyKind::ALL.iter().map(|p| p.name()).collect();
             Error::invalid("policy", format!("unknown policy '{text}' (expected one of: {})", known.join(", ")))
@@ -294,6 +331,46 @@ impl PolicyKind {
                 }
                 PolicyKind::DpApprox { a }
             }
+            PolicyKind::Clock { .. } => match param {
+                "libcachesim" => PolicyKind::Clock { referenced: false },
+                _ => {
+                    let p = ParamList::parse(text, "clock", param, &["bit"])?;
+                    PolicyKind::Clock { referenced: p.switch("bit", true, ("set", "clear"))? }
+                }
+            },
+            PolicyKind::Arc { .. } => match param {
+                "libcachesim" => PolicyKind::Arc { fractional_p: true },
+                _ => {
+                    let p = ParamList::parse(text, "arc", param, &["p"])?;
+                    PolicyKind::Arc { fractional_p: p.switch("p", false, ("float", "int"))? }
+                }
+            },
+            PolicyKind::Lirs(_) => match param {
+                "authors" => PolicyKind::Lirs(LirsParams::AUTHORS),
+                _ => {
+                    let p = ParamList::parse(text, "lirs", param, &["hir", "hir_min", "stack", "ghosts"])?;
+                    let d = LirsParams::DEFAULT;
+                    PolicyKind::Lirs(LirsParams {
+                        hir_percent: p.real("hir", d.hir_percent, 0.0, 100.0, true, "a percentage of memory from 0 up to 100")?,
+                        hir_min: p.whole("hir_min", d.hir_min, 1, u32::MAX, "a whole number of frames, 1 or more")?,
+                        stack: p.bound("stack", d.stack, 1.0, "a multiple of memory of 1 or more, or none")?,
+                        ghosts: p.bound("ghosts", d.ghosts, 0.0, "a multiple of memory of 0 or more, or none")?,
+                    })
+                }
+            },
+            PolicyKind::ClockPro(_) => match param {
+                "authors" => PolicyKind::ClockPro(ClockProParams::AUTHORS),
+                _ => {
+                    let p = ParamList::parse(text, "clock-pro", param, &["cold", "cold_min", "adapt", "retest"])?;
+                    let d = ClockProParams::DEFAULT;
+                    PolicyKind::ClockPro(ClockProParams {
+                        cold_percent: p.real("cold", d.cold_percent, 0.0, 100.0, true, "a percentage of memory from 0 up to 100")?,
+                        cold_min: p.whole("cold_min", d.cold_min, 1, u32::MAX, "a whole number of frames, 1 or more")?,
+                        adaptive: p.switch("adapt", d.adaptive, ("yes", "no"))?,
+                        retest: p.switch("retest", d.retest, ("yes", "no"))?,
+                    })
+                }
+            },
             _ => return Err(Error::invalid("policy", format!("'{text}': policy '{name}' takes no parameter"))),
         })
     }

@@ -3,6 +3,7 @@
 //! The source is read once (twice when OPT needs its pre-pass); each batch is handed to
 //! every simulation, the simulations running in parallel over policies and sizes.
 
+mod by_curve;
 mod simulation;
 
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use crate::policy::{next_use_times, PolicyKind, NEVER};
 use crate::stream::for_each_batch;
 use crate::trace::{AccessKind, PageId, Progress, RefSource, BATCH_RECORDS};
 use crate::{Error, Result};
+pub use by_curve::{uses_curve, CURVE_MIN_SIZES};
 pub use simulation::{PoolSimulation, Simulate};
 
 /// What to replay: every policy at every memory size.
@@ -129,8 +131,39 @@ fn simulation(policy: PolicyKind, frames: u32, seed: u64, next_use: Option<&Arc<
 /// the stream is first read into memory (5 bytes per record) and OPT's next-use times
 /// computed from it (4 more), since OPT needs the whole future anyway; every policy
 /// then replays from memory.
+///
+/// LRU and OPT asked for at [`CURVE_MIN_SIZES`] sizes or more come from one pass of
+/// their stack distances ([`by_curve`]), with the same results, unless the stream
+/// writes or frees a page; the other policies are then replayed as above.
 pub fn replay(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig, progress: Progress) -> Result<Vec<ReplayResult>> {
     cfg.validate()?;
+    let curve_policies: Vec<PolicyKind> = cfg.policies.iter().copied().filter(|&p| uses_curve(p, cfg.frames.len())).collect();
+    if curve_policies.is_empty() {
+        return replay_each(open, cfg, progress);
+    }
+    let mut src = open()?;
+    let Some(curves) = by_curve::replay_by_curve(src.as_mut(), &curve_policies, &cfg.frames, &mut *progress)? else {
+        return replay_each(open, cfg, progress);
+    };
+    drop(src);
+    let rest = ReplayConfig { policies: cfg.policies.iter().copied().filter(|p| !curve_policies.contains(p)).collect(), ..cfg.clone() };
+    let replayed = if rest.policies.is_empty() { Vec::new() } else { replay_each(open, &rest, progress)? };
+    // back into the order policies x frames
+    let (mut curves, mut replayed) = (curves.into_iter(), replayed.into_iter());
+    let mut out = Vec::new();
+    for &policy in &cfg.policies {
+        let (from, n) = if curve_policies.contains(&policy) {
+            (&mut curves, cfg.frames.len())
+        } else {
+            (&mut replayed, if policy.variable_size() { 1 } else { cfg.frames.len() })
+        };
+        out.extend(from.take(n));
+    }
+    Ok(out)
+}
+
+/// [`replay`], one simulation per policy and size.
+fn replay_each(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig, progress: Progress) -> Result<Vec<ReplayResult>> {
     let vpages = cfg.policies.iter().any(|p| p.needs_vpages());
     let recorded = if cfg.policies.iter().any(|p| p.needs_future()) {
         let mut src = open()?;

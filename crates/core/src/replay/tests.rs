@@ -291,3 +291,50 @@ mod properties {
         }
     }
 }
+
+/// LRU and OPT at many sizes come from their one-pass curves: every field of every
+/// result equals the replay size by size (mean resident set included), on random
+/// streams with repeats, a loop and a workload, mixed with other policies (a
+/// variable-size one among them) and repeated names, in the order asked for.
+#[test]
+fn the_one_pass_curves_give_the_results_of_replays_size_by_size() {
+    let loop_pages: Vec<u64> = (0..12).flat_map(|_| 0..=40u64).collect();
+    let repeats: Vec<Reference> = random_pages(30_000, 500, 3)
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| Reference { pid: 0, page: p, kind: AccessKind::Read, repeat: 1 + (i % 4) as u32, gap: 0 })
+        .collect();
+    let sources: Vec<Box<dyn Fn() -> Result<Box<dyn RefSource>>>> = vec![
+        Box::new(pages_source(random_pages(50_000, 3_000, 1))),
+        Box::new(pages_source(loop_pages)),
+        Box::new(move || Ok(Box::new(VecSource::new("r", 4096, repeats.clone())) as Box<dyn RefSource>)),
+        Box::new(|| crate::workload::open_workload("lu", &[("n".to_string(), "40".to_string())], 4096, 1)),
+    ];
+    let policies = [PolicyKind::Fifo, PolicyKind::Lru, PolicyKind::WorkingSet { tau: 500 }, PolicyKind::Opt, PolicyKind::Lru];
+    for (i, open) in sources.iter().enumerate() {
+        let many: Vec<u64> = (1..=30).map(|i| i * i * 5).collect();
+        for frames in [&[1u64, 2, 3][..], &[5, 40, 41, 300, 2_999, 5_000][..], &many[..]] {
+            assert!(frames.len() >= CURVE_MIN_SIZES);
+            let cfg = ReplayConfig { policies: policies.to_vec(), frames: frames.to_vec(), seed: 3 };
+            let fast = replay(open.as_ref(), &cfg, &mut |_| true).unwrap();
+            let each = replay_each(open.as_ref(), &cfg, &mut |_| true).unwrap();
+            assert_eq!(fast, each, "source {i}, frames {frames:?}");
+        }
+    }
+}
+
+/// A stream with writes (or frees) is replayed size by size: the curves cannot give
+/// the write-backs.
+#[test]
+fn a_stream_with_writes_is_replayed_size_by_size() {
+    let refs: Vec<Reference> = random_pages(5_000, 200, 9)
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| rec(p, if i % 3 == 0 { AccessKind::Write } else { AccessKind::Read }))
+        .collect();
+    let open = move || Ok(Box::new(VecSource::new("w", 4096, refs.clone())) as Box<dyn RefSource>);
+    let cfg = ReplayConfig { policies: vec![PolicyKind::Lru, PolicyKind::Opt], frames: vec![10, 20, 40, 80], seed: 0 };
+    let fast = replay(&open, &cfg, &mut |_| true).unwrap();
+    assert_eq!(fast, replay_each(&open, &cfg, &mut |_| true).unwrap());
+    assert!(fast.iter().all(|r| r.dirty_evictions > 0));
+}

@@ -1,0 +1,154 @@
+use super::*;
+use crate::policy::PolicyKind;
+use crate::replay::{replay, ReplayConfig};
+use crate::trace::{Reference, VecSource};
+use rand::{Rng, SeedableRng};
+
+/// OPT stack distances by Mattson's method: the stack ordered by priority (next use,
+/// from a pre-pass), each reference moving the page to the top and the pages of later
+/// next use down ("one pass of insertion sort"). O(n) per reference.
+fn mattson(ids: &[PageId]) -> Vec<u32> {
+    let mut next = vec![u64::MAX; ids.len()];
+    let mut seen: std::collections::HashMap<PageId, usize> = Default::default();
+    for (t, &p) in ids.iter().enumerate().rev() {
+        next[t] = seen.get(&p).map_or(u64::MAX, |&u| u as u64);
+        seen.insert(p, t);
+    }
+    let mut stack: Vec<(PageId, u64)> = Vec::new();
+    let mut out = Vec::new();
+    for (t, &p) in ids.iter().enumerate() {
+        let pos = stack.iter().position(|&(q, _)| q == p);
+        let depth = match pos {
+            Some(i) => {
+                stack.remove(i);
+                i
+            }
+            None => stack.len(),
+        };
+        out.push(if pos.is_some() { depth as u32 + 1 } else { 0 });
+        stack.insert(0, (p, next[t]));
+        for i in 1..depth.min(stack.len() - 1) + 1 {
+            if i + 1 < stack.len() && stack[i].1 > stack[i + 1].1 && i < depth {
+                stack.swap(i, i + 1);
+            }
+        }
+    }
+    out
+}
+
+fn folded(pages: impl IntoIterator<Item = u32>) -> Vec<PageId> {
+    let mut out: Vec<PageId> = Vec::new();
+    for p in pages {
+        if out.last() != Some(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn distances_match_mattsons_priority_stack() {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
+    for (pages, len) in [(3u32, 200usize), (7, 400), (40, 3000), (300, 20_000)] {
+        let raw: Vec<u32> = (0..len).map(|_| if rng.gen_bool(0.5) { rng.gen_range(0..pages / 3 + 1) } else { rng.gen_range(0..pages) }).collect();
+        let ids: Vec<PageId> = {
+            let mut d = crate::trace::Densifier::new();
+            folded(raw).into_iter().map(|p| d.id(0, p as u64)).collect()
+        };
+        let mut sd = OptStackDistances::new();
+        let got: Vec<u32> = ids.iter().map(|&p| sd.reference(p, 1)).collect();
+        assert_eq!(got, mattson(&ids), "pages {pages}");
+    }
+}
+
+/// MIN replay at every size 1..=pages of `refs`.
+fn replayed(refs: &[Reference]) -> Vec<u64> {
+    let pages = {
+        let mut s: Vec<u64> = refs.iter().map(|r| r.page).collect();
+        s.sort_unstable();
+        s.dedup();
+        s.len() as u64
+    };
+    let cfg = ReplayConfig { policies: vec![PolicyKind::Opt], frames: (1..=pages + 2).collect(), seed: 0 };
+    let open = || Ok(Box::new(VecSource::new("t", 4096, refs.to_vec())) as Box<dyn RefSource>);
+    replay(&open, &cfg, &mut |_| true).unwrap().iter().map(|r| r.faults).collect()
+}
+
+fn curve(refs: &[Reference]) -> LruFaultCurve {
+    opt_mrc(&mut VecSource::new("t", 4096, refs.to_vec()), &mut |_| true).unwrap()
+}
+
+fn read(page: u64, repeat: u32) -> Reference {
+    Reference { pid: 0, page, kind: AccessKind::Read, repeat, gap: 0 }
+}
+
+/// The curve equals MIN replay at every size, on random streams (with repeats), long
+/// enough to renumber the slots several times.
+#[test]
+fn the_curve_equals_min_replay_at_every_size() {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+    for (pages, len) in [(1u64, 10usize), (2, 50), (5, 300), (30, 2_000), (200, 10_000), (60, 120_000)] {
+        let refs: Vec<Reference> = (0..len)
+            .map(|_| read(if rng.gen_bool(0.6) { rng.gen_range(0..pages / 4 + 1) } else { rng.gen_range(0..pages) }, if rng.gen_bool(0.1) { 3 } else { 1 }))
+            .collect();
+        let c = curve(&refs);
+        let want = replayed(&refs);
+        for (s, &f) in want.iter().enumerate() {
+            assert_eq!(c.faults_at(s as u64 + 1), f, "pages {pages}, size {}", s + 1);
+        }
+    }
+}
+
+/// With frees: a freed page's entry stays as a page never used again, its next touch is
+/// a first reference (compulsory at every size), as in replay.
+#[test]
+fn the_curve_equals_min_replay_with_frees() {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(9);
+    for (pages, len) in [(4u64, 300usize), (20, 3_000), (100, 20_000)] {
+        let refs: Vec<Reference> = (0..len)
+            .map(|_| {
+                let page = rng.gen_range(0..pages);
+                if rng.gen_bool(0.05) {
+                    Reference { pid: 0, page, kind: AccessKind::Free, repeat: 0, gap: 0 }
+                } else {
+                    read(page, 1)
+                }
+            })
+            .collect();
+        let c = curve(&refs);
+        let want = replayed(&refs);
+        for (s, &f) in want.iter().enumerate() {
+            assert_eq!(c.faults_at(s as u64 + 1), f, "pages {pages}, size {}", s + 1);
+        }
+    }
+}
+
+/// A loop of n + 1 pages on n frames: MIN faults once per n references after the first
+/// pass (it keeps n - 1 pages and cycles the last frame); LRU faults on every one.
+#[test]
+fn a_loop() {
+    let n = 50u64;
+    let refs: Vec<Reference> = (0..20).flat_map(|_| (0..=n).map(|p| read(p, 1))).collect();
+    let c = curve(&refs);
+    assert_eq!(c.faults_at(n + 1), n + 1);
+    let want = replayed(&refs);
+    assert_eq!(c.faults_at(n), want[n as usize - 1]);
+    assert!(c.faults_at(n) < (n + 1) + 19 * 2);
+}
+
+/// Slots run out (and are renumbered) both on a first reference and on a re-reference:
+/// 40,000 new pages take 80,000 slots, more than the first 65,536; then a random stream
+/// over them renumbers again. The curve equals MIN replay at sizes across the range.
+#[test]
+fn renumbering_on_first_and_later_references() {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
+    let pages = 40_000u64;
+    let refs: Vec<Reference> = (0..pages).map(|p| read(p, 1)).chain((0..60_000).map(|_| read(rng.gen_range(0..pages / 8), 1))).collect();
+    let c = curve(&refs);
+    let sizes = [1u64, 2, 100, 3_000, 4_999, 5_000, 5_001, 39_999, 40_000];
+    let cfg = ReplayConfig { policies: vec![PolicyKind::Opt], frames: sizes.to_vec(), seed: 0 };
+    let open = || Ok(Box::new(VecSource::new("t", 4096, refs.clone())) as Box<dyn RefSource>);
+    let want: Vec<u64> = replay(&open, &cfg, &mut |_| true).unwrap().iter().map(|r| r.faults).collect();
+    let got: Vec<u64> = sizes.iter().map(|&s| c.faults_at(s)).collect();
+    assert_eq!(got, want);
+}
