@@ -63,6 +63,9 @@ def _other_runs() -> dict:
     source = pagelab.workload("lu", n=60)
     runs["replay"] = pagelab.replay(source, ["lru", "opt", "arc", "lirs", "clock-pro", "eelru", "last-dynamic:60"],
                                     [40, 90]).to_dataframe().to_dict("records")
+    # a loop 1.5 times memory: where CLOCK-Pro's start and LIRS's reserves decide
+    runs["replay-loop"] = pagelab.replay(pagelab.workload("scan", pages=150, passes=10),
+                                         ["clock-pro", "lirs", "clock", "arc", "car"], [100]).to_dataframe().to_dict("records")
     curve = pagelab.mrc(source)
     runs["mrc"] = [curve.faults_at(f) for f in (10, 50, 90)]
     return runs

@@ -27,7 +27,7 @@ pub use error::{Error, Result};
 /// when the results change and the revision does not.
 macro_rules! results_revision {
     () => {
-        "6"
+        "7"
     };
 }
 pub const RESULTS_REVISION: &str = results_revision!();

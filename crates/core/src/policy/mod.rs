@@ -159,14 +159,10 @@ pub fn build(kind: PolicyKind, frames: u32, seed: u64, next_use: Option<&std::sy
 }
 
 /// The policies a user can name. Some take a parameter, written `name:value` (for
-<<<<<<< HEAD
-/// example `last-static:-5`, `dp-approx:0.3`, `last-dynamic:60,censored`); without one
-/// they take their default.
-=======
-/// example `last-static:-5`, `dp-approx:0.3`); some take named parameters or a preset,
-/// `name:key=value,key=value` or `name:preset` (`lirs:hir=2,hir_min=2`,
-/// `clock-pro:authors`); without one they take their default (docs/policies.md).
->>>>>>> issue19-replay
+/// example `last-static:-5`, `dp-approx:0.3`, `last-dynamic:60,censored`); some take
+/// named parameters or a preset, `name:key=value,key=value` or `name:preset`
+/// (`lirs:hir=2,hir_min=2`, `clock-pro:authors`); without one they take their default
+/// (docs/policies.md).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PolicyKind {
     Lru,
