@@ -193,7 +193,7 @@ def test_experiments_ship_inside_the_package():
 
     assert EXPERIMENTS_DIR.parent == Path(api.__file__).parent
     names = sorted(p.stem for p in EXPERIMENTS_DIR.glob("*.toml"))
-    assert names == ["calibration", "gang", "mclustering", "numa", "predictive", "token-lru"]
+    assert names == ["calibration", "gang", "mclustering", "numa", "predictive", "predictive-real", "token-lru"]
     assert experiment_path("token-lru").is_file()
     with pytest.raises(pagelab.PagelabError, match="unknown.*token-lru"):
         experiment_path("nosuch")

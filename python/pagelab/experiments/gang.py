@@ -413,7 +413,7 @@ def point_key(workload: str, nodes: int, mechanisms: Optional[list], reclaim: Op
 
 def _runs(spec: Spec) -> List[tuple]:
     """(workload, nodes, mechanisms) of every run, once each, in the figures' order."""
-    par, bd = spec.table("parallel"), spec.table("breakdown")
+    bd = spec.table("breakdown")
     # on the kernel: no second reclaim to run beside the kernel's own
     beside = None if on_kernel(spec) else spec.table("setup").get("beside_reclaim")
     runs = []
@@ -655,7 +655,7 @@ def _paper(spec: Spec, row: dict, key: str):
 
 
 def _rows(spec: Spec, results: Results) -> tuple:
-    par, bd = spec.table("parallel"), spec.table("breakdown")
+    bd = spec.table("breakdown")
     serial = [compare(results, w["name"], 1, [ALL]) for w in spec.table("workload")]
     parallel = [compare(results, name, nodes, [ALL]) for name, nodes in parallel_runs(spec)]
     breakdown = [] if bd is None else [compare(results, bd["workload"], nodes, BREAKDOWN)
