@@ -1,6 +1,7 @@
 """End-to-end tests run the real `pagelab` command in a subprocess, as a user would."""
 
 import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -41,6 +42,39 @@ def assert_user_error(r: Run, *fragments: str) -> None:
 @pytest.fixture
 def cli():
     return run_cli
+
+
+def _sigint_default():
+    # a test started in the background (nohup, `cmd &` in a script) inherits SIGINT
+    # ignored, and Python then never raises KeyboardInterrupt: the interrupt tests
+    # need the user's Ctrl-C
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def start_pagelab():
+    """Starts `pagelab ARGS` in the background (stdout and stderr on pipes) with SIGINT
+    as at a terminal; whatever is still running when the test ends, failed or not, is
+    stopped (SIGTERM, which pagelab handles like Ctrl-C; then SIGKILL), so a failed
+    interrupt test leaves no run behind."""
+    started = []
+
+    def start(*args) -> subprocess.Popen:
+        p = subprocess.Popen([sys.executable, "-m", "pagelab", *map(str, args)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                             preexec_fn=_sigint_default)
+        started.append(p)
+        return p
+
+    yield start
+    for p in started:
+        if p.poll() is None:
+            p.terminate()
+            try:
+                p.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.communicate()
 
 
 @pytest.fixture(autouse=True)

@@ -151,13 +151,12 @@ def _children(pid: int) -> dict:
 
 
 @needs_root
-def test_interrupt_leaves_no_cgroup_or_child_behind(tmp_path):
+def test_interrupt_leaves_no_cgroup_or_child_behind(tmp_path, start_pagelab):
     cfg = tmp_path / "long.toml"
     cfg.write_text('[system]\nframes = 4096\nsample_ms = 100\n'
                    '[[process]]\nname = "long"\nworkload = "scan"\nparams = { pages = 1000, passes = 1000000 }\n'
                    '[[process]]\nname = "sl"\ncommand = ["sleep", "60"]\n')
-    p = subprocess.Popen([sys.executable, "-m", "pagelab", "run", str(cfg), "--on", "kernel", "--out",
-                          str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = start_pagelab("run", cfg, "--on", "kernel", "--out", tmp_path / "out")
     deadline = time.monotonic() + 20
     # the runner is two processes: the stream's generator and the one performing it
     want = ["pagelab-runner", "pagelab-runner", "sleep"]
@@ -278,7 +277,7 @@ def test_an_oom_killed_process_is_reported_as_such_not_as_a_result(tmp_path, cli
 
 
 @needs_root
-def test_the_cgroup_holds_the_performer_and_the_generator_stays_outside(tmp_path, swap):
+def test_the_cgroup_holds_the_performer_and_the_generator_stays_outside(tmp_path, swap, start_pagelab):
     """The stream's generator runs outside the run's cgroup, so that its buffers (MBs for
     a workload generator) are not charged against the limit: the process's child cgroup
     holds the one process that performs the records, whose own memory is small."""
@@ -288,8 +287,7 @@ def test_the_cgroup_holds_the_performer_and_the_generator_stays_outside(tmp_path
     cfg.write_text('[system]\nframes = 4096\nsample_ms = 50\ncpu_ns_per_ref = 2000\n'
                    '[[process]]\nname = "t"\nworkload = "growing-table"\n'
                    'params = { pages = 1500, stages = 4, lookups = 20000 }\n')
-    p = subprocess.Popen([sys.executable, "-m", "pagelab", "run", str(cfg), "--on", "kernel", "--out",
-                          str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = start_pagelab("run", cfg, "--on", "kernel", "--out", tmp_path / "out")
     members, kids = [], {}
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and not members:

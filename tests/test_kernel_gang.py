@@ -216,14 +216,13 @@ def test_background_writing_spares_the_switch_its_writes():
 # ---------------------------------------------------------------- clean-up and errors
 
 @needs_root
-def test_interrupt_with_a_job_stopped_leaves_nothing_behind(tmp_path):
+def test_interrupt_with_a_job_stopped_leaves_nothing_behind(tmp_path, start_pagelab):
     cfg = tmp_path / "g.toml"
     cfg.write_text('[system]\nframes = 20000\nsample_ms = 100\ncpu_ns_per_ref = 20000.0\n'
                    '[gang]\nquantum_s = 0.3\nmechanisms = ["so", "ao", "ai", "bg"]\n'
                    '[[process]]\nname = "a"\nworkload = "scan"\nparams = { pages = 1000, passes = 100000 }\n'
                    '[[process]]\nname = "b"\nworkload = "scan"\nparams = { pages = 1000, passes = 100000 }\n')
-    p = subprocess.Popen([sys.executable, "-m", "pagelab", "run", str(cfg), "--on", "kernel", "--out",
-                          str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = start_pagelab("run", cfg, "--on", "kernel", "--out", tmp_path / "out")
     deadline = time.monotonic() + 20
     stopped = []
     while not stopped and time.monotonic() < deadline:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_user_error, run_cli
+from conftest import _sigint_default, assert_user_error, run_cli
 
 import pagelab
 from pagelab import _core
@@ -86,9 +86,10 @@ def wait_for(predicate, timeout: float, what: str, proc=None) -> None:
 
 
 def start_cli(*args, env=None) -> subprocess.Popen:
+    # SIGINT as at a terminal, even when the tests run in the background (conftest.py)
     return subprocess.Popen([sys.executable, "-m", "pagelab", *map(str, args)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
-                            env=dict(os.environ, **(env or {})))
+                            env=dict(os.environ, **(env or {})), preexec_fn=_sigint_default)
 
 
 def kill_group(proc: subprocess.Popen) -> None:
