@@ -70,6 +70,18 @@ def tight(*mechanisms) -> GangResult:
     return _TIGHT[key]
 
 
+def needs_paging() -> None:
+    """The mechanism tests compare with the kernel's own paging of the tight case: when
+    that did not page here (its run ended within three quanta without a major fault in
+    them, as seen on this machine at times: the scans' pages were not reclaimed), there
+    is nothing to compare, and the test says so instead of judging the mechanism."""
+    lru = tight()
+    details = lru.raw["switch_details"]
+    if len(details) < 4 or not any(d.get("quantum_major_faults") for d in details):
+        pytest.skip(f"the tight case did not page under the kernel's reclaim here ({len(details)} switches, "
+                    "no major fault in a quantum): nothing to compare the mechanism with")
+
+
 def per_quantum(r: GangResult, key: str) -> float:
     """The mean of a switch detail over the quanta after the first switch back (the
     first quantum of each job faults its pages in for the first time)."""
@@ -164,6 +176,7 @@ def test_memory_for_both_the_mechanisms_change_nothing():
 
 @needs_swap
 def test_selective_page_out_spares_the_incoming_job():
+    needs_paging()
     lru, so = tight(), tight("so")
     jobs_gone(so)
     assert so.raw["nodes"][0]["gang"]["so_pages"] > 0
@@ -174,6 +187,7 @@ def test_selective_page_out_spares_the_incoming_job():
 
 @needs_swap
 def test_aggressive_page_out_makes_the_room_at_the_switch():
+    needs_paging()
     lru, ao = tight(), tight("ao")
     jobs_gone(ao)
     g = ao.raw["nodes"][0]["gang"]
@@ -186,6 +200,7 @@ def test_aggressive_page_out_makes_the_room_at_the_switch():
 
 @needs_swap
 def test_adaptive_page_in_reads_the_recorded_pages_before_the_job_touches_them():
+    needs_paging()
     so, so_ai = tight("so"), tight("so", "ai")
     jobs_gone(so_ai)
     g = so_ai.raw["nodes"][0]["gang"]
