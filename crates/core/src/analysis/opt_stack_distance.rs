@@ -39,11 +39,12 @@
 //! touch is a first reference. The tests check the curve against MIN replay at every size,
 //! with and without frees, and the distances against Mattson's priority stack.
 
-use crate::hint::{prefetch, PREFETCH_DISTANCE};
+use crate::hint::prefetch;
 use crate::stream::for_each_batch;
-use crate::trace::{has_frees, AccessKind, PageId, Progress, RefBatch, RefSource};
+use crate::trace::{has_frees, PageId, Progress, RefSource};
 use crate::Result;
 
+use super::stack_distance::{feed, Stack};
 use super::LruFaultCurve;
 
 const NONE: u32 = u32::MAX;
@@ -444,22 +445,10 @@ impl OptStackDistances {
     }
 }
 
-#[inline(always)]
-fn feed<const FREES: bool>(sd: &mut OptStackDistances, batch: &RefBatch) -> u64 {
-    let ids = &batch.id;
-    let mut references = 0u64;
-    for (i, (&id, &repeat)) in ids.iter().zip(&batch.repeat).enumerate() {
-        if let Some(&ahead) = ids.get(i + PREFETCH_DISTANCE) {
-            sd.prefetch_page(ahead);
-        }
-        if FREES && batch.kind[i] == AccessKind::Free {
-            sd.free(id);
-            continue;
-        }
-        sd.reference(id, repeat);
-        references += repeat as u64;
-    }
-    references
+impl Stack for OptStackDistances {
+    fn prefetch_page(&self, page: PageId) { OptStackDistances::prefetch_page(self, page) }
+    fn free(&mut self, page: PageId) { OptStackDistances::free(self, page) }
+    fn reference(&mut self, page: PageId, repeat: u32) -> u32 { OptStackDistances::reference(self, page, repeat) }
 }
 
 /// The exact MIN (OPT) fault curve of a stream, in one pass.
@@ -467,7 +456,7 @@ pub fn opt_mrc(src: &mut dyn RefSource, progress: Progress) -> Result<LruFaultCu
     let mut sd = OptStackDistances::new();
     let mut references = 0u64;
     let records = for_each_batch(src, progress, |batch, _| {
-        references += if has_frees(&batch.kind) { feed::<true>(&mut sd, batch) } else { feed::<false>(&mut sd, batch) };
+        references += if has_frees(&batch.kind) { feed::<_, true>(&mut sd, batch) } else { feed::<_, false>(&mut sd, batch) };
         Ok(())
     })?;
     sd.histogram[0] = 0;

@@ -306,8 +306,23 @@ impl StackDistances {
 }
 
 /// Feeds one batch to `sd`; returns its references. `FREES`: some records are frees.
+/// What the one-pass curves' batch loop needs of a stack (LRU's here, MIN's in
+/// opt_stack_distance.rs), so that both share [`feed`].
+pub(super) trait Stack {
+    fn prefetch_page(&self, page: PageId);
+    fn free(&mut self, page: PageId);
+    fn reference(&mut self, page: PageId, repeat: u32) -> u32;
+}
+
+impl Stack for StackDistances {
+    fn prefetch_page(&self, page: PageId) { StackDistances::prefetch_page(self, page) }
+    fn free(&mut self, page: PageId) { StackDistances::free(self, page) }
+    fn reference(&mut self, page: PageId, repeat: u32) -> u32 { StackDistances::reference(self, page, repeat) }
+}
+
+/// One batch into a stack, its references counted; frees tested only when `FREES`.
 #[inline(always)]
-fn feed<const FREES: bool>(sd: &mut StackDistances, batch: &RefBatch) -> u64 {
+pub(super) fn feed<S: Stack, const FREES: bool>(sd: &mut S, batch: &RefBatch) -> u64 {
     let ids = &batch.id;
     let mut references = 0u64;
     for (i, (&id, &repeat)) in ids.iter().zip(&batch.repeat).enumerate() {
@@ -331,7 +346,7 @@ pub fn mrc(src: &mut dyn RefSource, progress: Progress) -> Result<LruFaultCurve>
     let mut references = 0u64;
     let records = for_each_batch(src, progress, |batch, _| {
         // the loop that tests for frees only for the batches that hold one
-        references += if has_frees(&batch.kind) { feed::<true>(&mut sd, batch) } else { feed::<false>(&mut sd, batch) };
+        references += if has_frees(&batch.kind) { feed::<_, true>(&mut sd, batch) } else { feed::<_, false>(&mut sd, batch) };
         Ok(())
     })?;
     sd.flush();

@@ -1,7 +1,7 @@
 use super::*;
 use crate::policy::PolicyKind;
 use crate::replay::{replay, ReplayConfig};
-use crate::trace::{Reference, VecSource};
+use crate::trace::{AccessKind, Reference, VecSource};
 use rand::{Rng, SeedableRng};
 
 /// OPT stack distances by Mattson's method: the stack ordered by priority (next use,
