@@ -200,9 +200,8 @@ impl Folder {
                     return;
                 }
             }
-            let done = *p;
-            let id = self.densifier.id(done.pid, done.page);
-            out.push(id, &done);
+            // its id comes in `assign_ids`, for the whole batch at once
+            out.push(0, &*p);
         }
         self.pending = Some(r);
     }
@@ -210,9 +209,15 @@ impl Folder {
     /// Pushes the record in progress, if any.
     pub fn flush(&mut self, out: &mut RefBatch) {
         if let Some(p) = self.pending.take() {
-            let id = self.densifier.id(p.pid, p.page);
-            out.push(id, &p);
+            out.push(0, &p);
         }
+    }
+
+    /// Gives every record of `out` its dense id; returns the number of records. A source
+    /// ends each batch with it.
+    pub fn assign_ids(&mut self, out: &mut RefBatch) -> usize {
+        self.densifier.ids(&out.pid, &out.page, &mut out.id);
+        out.len()
     }
 }
 
@@ -286,7 +291,7 @@ impl RefSource for Regroup {
             r.page >>= self.shift;
             self.folder.push(r, batch);
         }
-        Ok(batch.len())
+        Ok(self.folder.assign_ids(batch))
     }
     fn distinct_pages(&self) -> u32 {
         self.folder.densifier.len()

@@ -152,7 +152,7 @@ impl<R: BufRead + Send> RefSource for LackeySource<R> {
                 }
             }
         }
-        Ok(batch.len())
+        Ok(self.folder.assign_ids(batch))
     }
 
     fn distinct_pages(&self) -> u32 {

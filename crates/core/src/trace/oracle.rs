@@ -85,7 +85,7 @@ impl RefSource for OracleSource {
             }
             c.pos += p;
         }
-        Ok(batch.len())
+        Ok(self.folder.assign_ids(batch))
     }
 
     fn distinct_pages(&self) -> u32 {

@@ -330,7 +330,7 @@ impl RefSource for CsvSource {
             }
             self.folder.push(r, batch);
         }
-        Ok(batch.len())
+        Ok(self.folder.assign_ids(batch))
     }
 
     fn distinct_pages(&self) -> u32 {
