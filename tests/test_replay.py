@@ -113,6 +113,18 @@ def test_cli_mrc_writes_csv_and_plot(tmp_path):
     assert (tmp_path / "curve.png").stat().st_size > 1000
 
 
+def test_curve_csv_is_the_dataframe_as_pandas_writes_it(tmp_path):
+    """`write_csv` (Arrow's writer, for speed) gives the bytes pandas gives for
+    `to_dataframe()`: same header, integers, and shortest round-trip floats (3,000
+    different fault ratios)."""
+    curve = pagelab.mrc(pagelab.workload("zipf", refs=30_000, pages=3_000, alpha=0.8))
+    arrow, pandas = tmp_path / "a.csv", tmp_path / "p.csv"
+    curve.write_csv(arrow)
+    curve.to_dataframe().to_csv(pandas, index=False)
+    assert arrow.read_text() == pandas.read_text()
+    assert len(arrow.read_text().splitlines()) == 1 + curve.distinct_pages
+
+
 def test_progress_bar_when_forced():
     args = ["--progress", "replay", "--workload", "zipf", "--param", "pages=20000,refs=300000",
             "--policy", "lru,opt", "--frames", "2000"]

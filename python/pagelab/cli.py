@@ -247,13 +247,12 @@ def cmd_mrc(args) -> int:
     source = source_from_args(args)
     with progress_bar(args, "stack distances", source.meta().get("records")) as bar:
         curve = api.mrc(source, progress=bar, policy=args.policy)
-    df = curve.to_dataframe()
     with atomic_path(out) as tmp:  # the CSV lands only once the figure is drawn
-        df.to_csv(tmp, index=False)
+        curve.write_csv(tmp)
         plot_mrc([curve], plot, title=f"{curve.policy.upper()} fault curve: {source.name}")
     print(f"{source.name}: {curve.references:,} references, {curve.distinct_pages:,} distinct pages, "
           f"{curve.compulsory_faults:,} compulsory faults")
-    print(f"wrote {out} ({len(df):,} sizes) and {plot}")
+    print(f"wrote {out} ({len(curve.faults):,} sizes) and {plot}")
     return 0
 
 

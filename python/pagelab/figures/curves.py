@@ -45,10 +45,17 @@ def draw_mrc(curves, title: str = "LRU miss-ratio curves"):
     relative = len(curves) > 1
     for i, curve in enumerate(curves):
         ls, marker = STYLES[i % len(STYLES)]
-        df = curve.to_dataframe()
-        x = df["frames"] / max(curve.distinct_pages, 1) if relative else df["frames"]
-        y = np.maximum(df["fault_ratio"].to_numpy(dtype=float), 1e-9)
-        every = max(1, len(df) // 8)
+        # at most about 5,000 of the sizes are drawn (evenly spread, and every size below
+        # 1,000 frames, where the curve falls fastest): the figure is the same, drawn in a
+        # tenth of the time for a million sizes; the CSV has every size
+        n = len(curve.faults)
+        shown = np.unique(np.concatenate([np.arange(min(n, 1000)), np.linspace(0, n - 1, 4000).astype(np.int64)])) \
+            if n > 5000 else np.arange(n)
+        frames = (shown + 1).astype(float)
+        x = frames / max(curve.distinct_pages, 1) if relative else frames
+        y = np.maximum(curve.fault_ratios()[shown], 1e-9)
+        # markers a fixed distance apart along the line (the drawn sizes are not even)
+        every = max(1, n // 8) if n <= 5000 else 0.12
         ax.plot(x, y, linestyle=ls, marker=marker, markevery=every, markersize=4, color=line_color(i),
                 markerfacecolor="white", label=curve.source_name)
     ax.set_xlabel("memory size (fraction of distinct pages)" if relative else "memory size (frames)")

@@ -11,11 +11,12 @@
 //! without the future: one marker per memory size, each a place in the LRU stack.
 //! This file is that method in time coordinates, with our own data structures:
 //!
-//! * Every reference takes two new time slots: a *marker slot*, then the page's *live
-//!   slot* (the time of its last reference, as in the LRU stack distances). A page's LRU
-//!   depth is the number of live slots after its own.
-//! * Memory size c + 1 (c = 1, 2, ...: one per page seen) has its marker at a slot
-//!   `marker[c]`; a marker at slot m stands at LRU depth #{live slots after m}.
+//! * Every reference takes a new *pair* of time slots: a *marker slot*, then the page's
+//!   *live slot* (the time of its last reference, as in the LRU stack distances). A
+//!   page's LRU depth is the number of live slots after its own.
+//! * Memory size c + 1 (c = 1, 2, ...: one per page seen) has its marker in the marker
+//!   slot of pair `marker[c]`; a marker at slot m stands at LRU depth #{live slots after
+//!   m}.
 //! * Weights: +1 for a slot holding a marker, -1 for a live slot; R(t) is the sum of the
 //!   weights of the slots from t on. R >= -1 at every live slot (the paper's *imbalance*
 //!   beta is R + 1 there, and it is never negative).
@@ -23,16 +24,19 @@
 //!   let t be the first slot after a with R(t) = -1 (the paper's z: the deepest place
 //!   above the page where the imbalance is zero), and c the least memory size whose
 //!   marker is before t. The reference's OPT stack distance is c + 1 (it hits in memory
-//!   of more than c frames). Then the page's live slot moves to the end, and marker c
-//!   moves to the new marker slot just before it (LRU depth 1: the paper's "critical
-//!   marker set to 1"). A reference to the most recent page has distance 1 and changes
-//!   nothing; a page's first reference adds memory size n + 1 (n pages seen before) with
-//!   its marker at depth 1.
-//! * A segment tree over 64-slot words holds, per node, the sum of the weights, the least
-//!   suffix sum, and the least memory size of the markers in it: finding t is a descent
-//!   on suffix sums, finding c a prefix minimum, each O(log n). Slots are renumbered (the
-//!   occupied ones packed, in order) when they run out, so the structure stays O(pages)
-//!   however long the stream is.
+//!   of more than c frames). Then the page's live slot goes, and marker c moves with the
+//!   page to a new pair at the end (LRU depth 1: the paper's "critical marker set to
+//!   1"). A reference to the most recent page has distance 1 and changes nothing; a
+//!   page's first reference adds memory size n + 1 (n pages seen before) with its marker
+//!   at depth 1.
+//! * Slot 2q is pair q's marker slot, 2q + 1 its live slot, so one bitmap holds both
+//!   (markers on the even bits, live slots on the odd ones) and a byte of it, four pairs,
+//!   has its weight sum and least suffix sum in a 256-entry table. A segment tree over
+//!   64-slot words holds, per node, the sum of the weights, the least suffix sum, and the
+//!   least memory size of the markers in it: finding t is a descent on suffix sums,
+//!   finding c a prefix minimum, each O(log n). Pairs are renumbered (the occupied ones
+//!   packed, in order) when they run out, so the structure stays O(pages) however long
+//!   the stream is.
 //!
 //! A free record: the page's last entry stays in the stack as a page never referenced
 //! again (MIN evicts such a page first, which is what a free frame gives), and its next
@@ -48,6 +52,48 @@ use super::stack_distance::{feed, Stack};
 use super::LruFaultCurve;
 
 const NONE: u32 = u32::MAX;
+/// The marker slots of a word (pair i: bit 2i); the live slots are the odd bits.
+const MARKERS: u64 = 0x5555_5555_5555_5555;
+const PAIRS_PER_WORD: u32 = 32;
+
+/// For each byte of the bitmap: the sum of its weights, and the least sum of the weights
+/// from one of its slots to its top slot.
+const BYTE_SUM: [i8; 256] = byte_tables().0;
+const BYTE_MIN: [i8; 256] = byte_tables().1;
+
+const fn byte_tables() -> ([i8; 256], [i8; 256]) {
+    let (mut sum, mut min) = ([0i8; 256], [0i8; 256]);
+    let mut b = 0;
+    while b < 256 {
+        let (mut s, mut m) = (0i8, i8::MAX);
+        let mut i = 8;
+        while i > 0 {
+            i -= 1;
+            if (b >> i) & 1 == 1 {
+                s += if i % 2 == 0 { 1 } else { -1 };
+            }
+            if s < m {
+                m = s;
+            }
+        }
+        sum[b] = s;
+        min[b] = m;
+        b += 1;
+    }
+    (sum, min)
+}
+
+/// The weight of slot `i` (0..8) of a byte `b`.
+#[inline(always)]
+fn weight(b: usize, i: u32) -> i32 {
+    if (b >> i) & 1 == 0 {
+        0
+    } else if i.is_multiple_of(2) {
+        1
+    } else {
+        -1
+    }
+}
 
 #[derive(Debug, Clone, Copy)]
 struct Node {
@@ -73,21 +119,20 @@ fn combine(left: Node, right: Node) -> Node {
 /// Incremental OPT stack distances over dense page ids.
 #[derive(Debug)]
 pub struct OptStackDistances {
-    /// Live slot of each page's last reference plus one; 0 = none (never, or freed).
+    /// Pair of each page's live slot plus one; 0 = none (never referenced, or freed).
     last: Vec<u32>,
-    /// `marker[c]`: the slot of memory size c + 1's marker (index 0 unused).
+    /// `marker[c]`: the pair of memory size c + 1's marker (index 0 unused).
     marker: Vec<u32>,
-    /// Live and marker bits per slot.
-    live: Vec<u64>,
-    mark: Vec<u64>,
-    /// The memory size index of the marker at each marker slot.
+    /// Per word of 64 slots (32 pairs): pair i's marker on bit 2i, its live slot on 2i+1.
+    bits: Vec<u64>,
+    /// The memory size index of the marker of each pair.
     size_at: Vec<u32>,
     /// The tree over words, heap order (root 1, leaves `words..2 * words`).
     tree: Vec<Node>,
     words: usize,
-    /// Next free slot.
+    /// Next free pair.
     now: u32,
-    /// The most recent live slot.
+    /// The pair of the most recent live slot.
     top: u32,
     /// Sizes (= pages entered into the stack).
     sizes: u32,
@@ -109,8 +154,7 @@ impl OptStackDistances {
         let mut s = OptStackDistances {
             last: Vec::new(),
             marker: vec![NONE],
-            live: Vec::new(),
-            mark: Vec::new(),
+            bits: Vec::new(),
             size_at: Vec::new(),
             tree: Vec::new(),
             words: 0,
@@ -121,130 +165,138 @@ impl OptStackDistances {
             histogram: vec![0; 2],
             compulsory: 0,
         };
-        s.renumber(1 << 16);
+        s.renumber(1 << 15);
         s
     }
 
-    fn capacity(&self) -> u32 {
-        (self.words * 64) as u32
-    }
-
-    /// The node of word `w`, from its bits.
-    fn leaf(&self, w: usize) -> Node {
-        let (l, m) = (self.live[w], self.mark[w]);
-        let up = m & !l;
-        let down = l & !m;
-        let sum = up.count_ones() as i32 - down.count_ones() as i32;
-        // suffix sums from the top bit down; zero-weight slots repeat the sum above them
-        let nonzero = up | down;
-        let mut min_suffix = if nonzero == 0 || nonzero.leading_zeros() > 0 { 0 } else { i32::MAX };
-        let mut s = 0i32;
-        let mut bits = nonzero;
-        while bits != 0 {
-            let b = 63 - bits.leading_zeros();
-            s += if up >> b & 1 == 1 { 1 } else { -1 };
-            min_suffix = min_suffix.min(s);
-            bits &= !(1u64 << b);
-        }
-        let mut min_size = NONE;
-        let mut marks = m;
-        while marks != 0 {
-            let b = marks.trailing_zeros() as usize;
-            min_size = min_size.min(self.size_at[w * 64 + b]);
-            marks &= marks - 1;
+    /// The node of word `w` from its bits, with the given least memory size.
+    #[inline]
+    fn leaf(&self, w: usize, min_size: u32) -> Node {
+        let x = self.bits[w];
+        let (mut sum, mut min_suffix) = (0i32, i32::MAX);
+        for k in (0..8).rev() {
+            let b = (x >> (8 * k)) as u8 as usize;
+            min_suffix = min_suffix.min(sum + BYTE_MIN[b] as i32);
+            sum += BYTE_SUM[b] as i32;
         }
         Node { sum, min_suffix, min_size }
     }
 
-    /// Recomputes word `w`'s leaf and its ancestors.
-    fn refresh(&mut self, w: usize) {
+    /// The least memory size with its marker in word `w` on a bit of `mask`.
+    #[inline]
+    fn min_size_in(&self, w: usize, mask: u64) -> u32 {
+        let mut best = NONE;
+        let mut marks = self.bits[w] & MARKERS & mask;
+        while marks != 0 {
+            let q = w * PAIRS_PER_WORD as usize + marks.trailing_zeros() as usize / 2;
+            best = best.min(self.size_at[q]);
+            marks &= marks - 1;
+        }
+        best
+    }
+
+    /// Recomputes word `w`'s leaf (least memory size `min_size`) and its ancestors, up to
+    /// the first that does not change (a new pair at the end often changes no sum).
+    fn refresh(&mut self, w: usize, min_size: u32) {
         let mut i = self.words + w;
-        self.tree[i] = self.leaf(w);
-        i >>= 1;
-        while i >= 1 {
-            self.tree[i] = combine(self.tree[2 * i], self.tree[2 * i + 1]);
+        let mut node = self.leaf(w, min_size);
+        loop {
+            let old = self.tree[i];
+            if node.sum == old.sum && node.min_suffix == old.min_suffix && node.min_size == old.min_size {
+                return;
+            }
+            self.tree[i] = node;
             i >>= 1;
+            if i == 0 {
+                return;
+            }
+            node = combine(self.tree[2 * i], self.tree[2 * i + 1]);
         }
     }
 
-    /// Packs the occupied slots (live or marker) to the front, in order, in a structure of
-    /// at least `capacity` slots (a power of two).
+    /// Packs the occupied pairs (marker or live slot) to the front, in order, in a
+    /// structure of at least `capacity` pairs (a power of two).
     fn renumber(&mut self, capacity: u32) {
-        let words = (capacity.max(64) as usize).div_ceil(64).next_power_of_two();
-        // new index of each occupied slot: the occupied slots before it
-        let mut before = Vec::with_capacity(self.live.len());
+        let words = (capacity.max(PAIRS_PER_WORD) as usize).div_ceil(PAIRS_PER_WORD as usize).next_power_of_two();
+        let occupied_in = |x: u64| (x | x >> 1) & MARKERS;
+        // new index of each occupied pair: the occupied pairs before it
+        let mut before = Vec::with_capacity(self.bits.len());
         let mut count = 0u32;
-        for w in 0..self.live.len() {
+        for &x in &self.bits {
             before.push(count);
-            count += (self.live[w] | self.mark[w]).count_ones();
+            count += occupied_in(x).count_ones();
         }
-        let occupied = |slot: u32, live: &[u64], mark: &[u64]| {
-            let (w, b) = ((slot / 64) as usize, slot % 64);
-            let below = (live[w] | mark[w]) & ((1u64 << b) - 1);
-            before[w] + below.count_ones()
+        let bits = &self.bits;
+        let new_pair = |q: u32| {
+            let (w, i) = ((q / PAIRS_PER_WORD) as usize, q % PAIRS_PER_WORD);
+            before[w] + (occupied_in(bits[w]) & ((1u64 << (2 * i)) - 1)).count_ones()
         };
-        let mut live = vec![0u64; words];
-        let mut mark = vec![0u64; words];
-        let mut size_at = vec![NONE; words * 64];
-        for l in self.last.iter_mut() {
-            if *l != 0 {
-                let new = occupied(*l - 1, &self.live, &self.mark);
-                *l = new + 1;
+        let mut packed = vec![0u64; words];
+        let mut size_at = vec![NONE; words * PAIRS_PER_WORD as usize];
+        for (w, &x) in self.bits.iter().enumerate() {
+            let mut occ = occupied_in(x);
+            while occ != 0 {
+                let i = occ.trailing_zeros();
+                let q = w as u32 * PAIRS_PER_WORD + i / 2;
+                let n = new_pair(q);
+                packed[(n / PAIRS_PER_WORD) as usize] |= ((x >> i) & 3) << (2 * (n % PAIRS_PER_WORD));
+                size_at[n as usize] = self.size_at[q as usize];
+                occ &= occ - 1;
             }
         }
-        // zombies (freed pages' entries) and live slots: every live bit moves
-        for w in 0..self.live.len() {
-            let mut bits = self.live[w];
-            while bits != 0 {
-                let slot = (w * 64) as u32 + bits.trailing_zeros();
-                let new = occupied(slot, &self.live, &self.mark);
-                live[(new / 64) as usize] |= 1 << (new % 64);
-                bits &= bits - 1;
-            }
+        for l in self.last.iter_mut().filter(|l| **l != 0) {
+            *l = new_pair(*l - 1) + 1;
         }
-        for c in 1..self.marker.len() {
-            let slot = self.marker[c];
-            if slot == NONE {
-                // the size whose marker is being placed (it has left its old slot)
-                continue;
-            }
-            let new = occupied(slot, &self.live, &self.mark);
-            mark[(new / 64) as usize] |= 1 << (new % 64);
-            size_at[new as usize] = c as u32;
-            self.marker[c] = new;
+        // a size whose marker is being placed (NONE) has left its old slot
+        for m in self.marker.iter_mut().skip(1).filter(|m| **m != NONE) {
+            *m = new_pair(*m);
         }
         if self.top != NONE {
-            self.top = occupied(self.top, &self.live, &self.mark);
+            self.top = new_pair(self.top);
         }
-        self.live = live;
-        self.mark = mark;
+        self.bits = packed;
         self.size_at = size_at;
         self.words = words;
         self.now = count;
         self.tree = vec![EMPTY; 2 * words];
         for w in 0..words {
-            self.tree[words + w] = self.leaf(w);
+            self.tree[words + w] = self.leaf(w, self.min_size_in(w, !0));
         }
         for i in (1..words).rev() {
             self.tree[i] = combine(self.tree[2 * i], self.tree[2 * i + 1]);
         }
     }
 
-    /// The first slot t >= `from` with R(t) <= -1 (R: the weight sum from t on).
-    fn first_balanced(&self, from: u32) -> u32 {
-        let w0 = (from / 64) as usize;
-        // weights after word w0
-        let mut rs = 0i32;
-        let mut i = self.words + w0;
+    /// Recomputes word `w`'s leaf (least memory size `min_size`) and all its ancestors;
+    /// returns the weights after the word and the least memory size before it (read from
+    /// the siblings on the way up, which `balance_point` needs next).
+    fn refresh_and_gather(&mut self, w: usize, min_size: u32) -> (i32, u32) {
+        let (mut rs, mut before) = (0i32, NONE);
+        let mut i = self.words + w;
+        self.tree[i] = self.leaf(w, min_size);
         while i > 1 {
             if i & 1 == 0 {
                 rs += self.tree[i + 1].sum;
+            } else {
+                before = before.min(self.tree[i - 1].min_size);
             }
             i >>= 1;
+            self.tree[i] = combine(self.tree[2 * i], self.tree[2 * i + 1]);
         }
-        if let Some(t) = self.scan_word(w0, (from % 64) as u32, rs) {
-            return t;
+        (rs, before)
+    }
+
+    /// The first slot t >= `from` with R(t) <= -1 (R: the weight sum from t on), and the
+    /// least memory size with its marker before t; `rs` and `before` are the weights after
+    /// `from`'s word and the least size before it. The nodes wholly before t are the left
+    /// siblings on the way up from the word, the right siblings passed over, and the left
+    /// children passed over on the way down.
+    fn balance_point(&self, from: u32, mut rs: i32, mut before: u32) -> (u32, u32) {
+        let w0 = (from / 64) as usize;
+        if let Some(t) = self.scan_word(w0, from % 64, rs) {
+            return (t, before.min(self.sizes_below(t)));
         }
+        before = before.min(self.tree[self.words + w0].min_size);
         // climb: right siblings in order, each with the weights to its right
         let mut i = self.words + w0;
         while i > 1 {
@@ -252,8 +304,9 @@ impl OptStackDistances {
                 let sib = self.tree[i + 1];
                 let right = rs - sib.sum;
                 if sib.min_suffix + right <= -1 {
-                    return self.descend(i + 1, right);
+                    return self.descend(i + 1, right, before);
                 }
+                before = before.min(sib.min_size);
                 rs = right;
             }
             i >>= 1;
@@ -261,100 +314,76 @@ impl OptStackDistances {
         unreachable!("the most recent live slot has R = -1")
     }
 
-    /// The leftmost slot with R <= -1 in node `i`, `right` the weights after it.
-    fn descend(&self, mut i: usize, mut right: i32) -> u32 {
+    /// `balance_point` within node `i`, `right` the weights after it, `before` the least
+    /// size before it.
+    fn descend(&self, mut i: usize, mut right: i32, mut before: u32) -> (u32, u32) {
         while i < self.words {
             let (l, r) = (self.tree[2 * i], self.tree[2 * i + 1]);
             if l.min_suffix + right + r.sum <= -1 {
                 right += r.sum;
                 i *= 2;
             } else {
+                before = before.min(l.min_size);
                 i = 2 * i + 1;
             }
         }
-        self.scan_word(i - self.words, 0, right).expect("a slot with R = -1 in the node")
+        let t = self.scan_word(i - self.words, 0, right).expect("a slot with R = -1 in the node");
+        (t, before.min(self.sizes_below(t)))
     }
 
     /// The leftmost slot of word `w` at or above bit `lo` with R <= -1, `right` the
-    /// weights after the word.
+    /// weights after the word. Slots below `lo` count as empty: their R is then that of
+    /// `lo`, so a find among them is `lo`.
     #[inline]
     fn scan_word(&self, w: usize, lo: u32, right: i32) -> Option<u32> {
-        let (l, m) = (self.live[w], self.mark[w]);
-        let up = m & !l;
-        let down = l & !m;
+        let x = self.bits[w] & (!0u64 << lo);
+        // R just above each byte
+        let mut above = [0i32; 8];
         let mut s = right;
-        let mut found = None;
-        // slots above the highest nonzero weight carry R = right
-        let nonzero = (up | down) & !((1u64 << lo) - 1);
-        if s <= -1 {
-            let top_nz = if nonzero == 0 { lo } else { 64 - nonzero.leading_zeros() };
-            if top_nz < 64 {
-                found = Some(top_nz.max(lo));
+        for k in (0..8).rev() {
+            above[k] = s;
+            s += BYTE_SUM[(x >> (8 * k)) as u8 as usize] as i32;
+        }
+        for (k, &r_above) in above.iter().enumerate().skip((lo / 8) as usize) {
+            let b = (x >> (8 * k)) as u8 as usize;
+            if r_above + BYTE_MIN[b] as i32 <= -1 {
+                // R at the byte's bit i, from the bottom up
+                let mut r = r_above + BYTE_SUM[b] as i32;
+                for i in 0..8 {
+                    if r <= -1 {
+                        return Some((w * 64) as u32 + (8 * k as u32 + i).max(lo));
+                    }
+                    r -= weight(b, i);
+                }
+                unreachable!("the byte's least suffix sum is at one of its slots");
             }
         }
-        let mut bits = nonzero;
-        while bits != 0 {
-            let b = 63 - bits.leading_zeros();
-            s += if up >> b & 1 == 1 { 1 } else { -1 };
-            bits &= !(1u64 << b);
-            if s <= -1 {
-                // slot b and the zero-weight slots below it down to the next nonzero one
-                let below = bits;
-                let start = if below == 0 { lo } else { 64 - below.leading_zeros() };
-                found = Some(start.max(lo));
-            }
-        }
-        found.map(|b| (w * 64) as u32 + b)
+        None
     }
 
-    /// The least memory size index with its marker before slot `t`.
-    fn least_size_before(&self, t: u32) -> u32 {
-        let w = (t / 64) as usize;
-        let mut best = NONE;
-        let mut marks = self.mark[w] & ((1u64 << (t % 64)) - 1);
-        while marks != 0 {
-            let b = marks.trailing_zeros() as usize;
-            best = best.min(self.size_at[w * 64 + b]);
-            marks &= marks - 1;
-        }
-        // words 0..w
-        let (mut lo, mut hi) = (self.words, self.words + w);
-        while lo < hi {
-            if lo & 1 == 1 {
-                best = best.min(self.tree[lo].min_size);
-                lo += 1;
-            }
-            if hi & 1 == 1 {
-                hi -= 1;
-                best = best.min(self.tree[hi].min_size);
-            }
-            lo >>= 1;
-            hi >>= 1;
-        }
-        best
+    /// The least memory size with its marker in slot `t`'s word, before `t`.
+    fn sizes_below(&self, t: u32) -> u32 {
+        self.min_size_in((t / 64) as usize, (1u64 << (t % 64)) - 1)
     }
 
-    /// Two new slots at the end, a marker for size index `c` then the live slot of
-    /// `page`.
-    fn push_marker_and_page(&mut self, c: u32, page: PageId) {
-        if self.now + 2 > self.capacity() {
-            // out of slots: pack the occupied ones into a structure three times their number
-            let occupied: u32 = self.live.iter().zip(&self.mark).map(|(l, m)| (l | m).count_ones()).sum();
-            self.renumber((occupied + 2).saturating_mul(3).max(1 << 16));
+    /// A new pair at the end: the marker of size index `c`, then the live slot of `page`.
+    fn push_pair(&mut self, c: u32, page: PageId) {
+        if self.now == self.words as u32 * PAIRS_PER_WORD {
+            // out of pairs: pack the occupied ones into a structure twice their number (at least:
+            // the number of words is a power of two)
+            let occupied: u32 = self.bits.iter().map(|&x| ((x | x >> 1) & MARKERS).count_ones()).sum();
+            self.renumber((occupied + 1).saturating_mul(2).max(1 << 15));
         }
-        let ms = self.now;
-        let ls = self.now + 1;
-        self.now += 2;
-        self.mark[(ms / 64) as usize] |= 1 << (ms % 64);
-        self.size_at[ms as usize] = c;
-        self.marker[c as usize] = ms;
-        self.live[(ls / 64) as usize] |= 1 << (ls % 64);
-        self.last[page as usize] = ls + 1;
-        self.top = ls;
-        self.refresh((ms / 64) as usize);
-        if ls / 64 != ms / 64 {
-            self.refresh((ls / 64) as usize);
-        }
+        let q = self.now;
+        self.now += 1;
+        let w = (q / PAIRS_PER_WORD) as usize;
+        self.bits[w] |= 3 << (2 * (q % PAIRS_PER_WORD));
+        self.size_at[q as usize] = c;
+        self.marker[c as usize] = q;
+        self.last[page as usize] = q + 1;
+        self.top = q;
+        let min_size = self.tree[self.words + w].min_size.min(c);
+        self.refresh(w, min_size);
     }
 
     /// Records a reference to `page` repeated `repeat` times; returns its OPT stack
@@ -376,29 +405,34 @@ impl OptStackDistances {
                 self.histogram.resize(n, 0);
             }
             let c = self.sizes;
-            self.push_marker_and_page(c, page);
+            self.push_pair(c, page);
             0
         } else {
-            let a = prev - 1;
-            if a == self.top {
+            let qa = prev - 1;
+            if qa == self.top {
                 1
             } else {
-                let t = self.first_balanced(a + 1);
-                let c = self.least_size_before(t);
+                // the first slot after the page's live slot 2qa + 1
+                // the page's live slot goes first: slots after it keep their R, and the
+                // search may start at the emptied slot (its R is now that of the slot
+                // after it, and it holds no marker)
+                let wa = (qa / PAIRS_PER_WORD) as usize;
+                self.bits[wa] &= !(2u64 << (2 * (qa % PAIRS_PER_WORD)));
+                let (rs, before) = self.refresh_and_gather(wa, self.tree[self.words + wa].min_size);
+                let (_, c) = self.balance_point(2 * qa + 1, rs, before);
                 debug_assert!(c != NONE && c < self.sizes, "a size for the reference");
-                // the page's live slot goes; marker c moves to the end
-                self.live[(a / 64) as usize] &= !(1u64 << (a % 64));
+                // marker c moves to the new pair
                 let old = self.marker[c as usize];
-                self.mark[(old / 64) as usize] &= !(1u64 << (old % 64));
+                let wo = (old / PAIRS_PER_WORD) as usize;
+                self.bits[wo] &= !(1u64 << (2 * (old % PAIRS_PER_WORD)));
                 self.size_at[old as usize] = NONE;
-                // neither is in a slot until the push below (which may renumber the slots)
+                // neither is in a pair until the push below (which may renumber them)
                 self.marker[c as usize] = NONE;
                 self.last[p] = 0;
-                self.refresh((a / 64) as usize);
-                if old / 64 != a / 64 {
-                    self.refresh((old / 64) as usize);
-                }
-                self.push_marker_and_page(c, page);
+                let old_min = self.tree[self.words + wo].min_size;
+                let wo_min = if old_min == c { self.min_size_in(wo, !0) } else { old_min };
+                self.refresh(wo, wo_min);
+                self.push_pair(c, page);
                 c + 1
             }
         };
