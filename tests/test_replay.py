@@ -2,7 +2,9 @@
 theory: OPT is a lower bound, LRU equals the Mattson curve at every size, a loop of
 n+1 pages defeats LRU and FIFO."""
 
+import importlib.util
 import json
+import sys
 
 import pytest
 
@@ -243,3 +245,37 @@ def test_cli_mrc_opt_equals_replay_opt_at_every_size(tmp_path, source):
 def test_cli_mrc_refuses_a_policy_that_is_not_a_stack_algorithm(tmp_path):
     r = run_cli("mrc", "--workload", "scan", "--policy", "fifo", "-o", str(tmp_path / "x.csv"))
     assert r.code == 2 and "invalid choice" in r.err and "Traceback" not in r.err
+
+
+def test_cli_replay_repeats_fold_or_show_as_hits(tmp_path):
+    """`--repeats hits` shows a record's repeats to the policy: LFU counts them (its
+    faults change on a stream with runs of one page), LRU cannot tell; the preset named
+    after libCacheSim sees them either way; a bad value is a one-line error."""
+    trace = tmp_path / "runs.csv"
+    rows = ["page"]
+    for i in range(3000):
+        p = (i * 7919) % 37 if i % 5 else (i * 31) % 11
+        rows += [str(p)] * (1 + (i * 13) % 3)
+    trace.write_text("\n".join(rows) + "\n")
+
+    def faults(policy, *extra):
+        r = run_cli("replay", "--trace", str(trace), "--policy", policy, "--frames", "9", "--json", *extra)
+        assert r.code == 0, r.err
+        return json.loads(r.out)[0]["faults"]
+
+    assert faults("lfu") != faults("lfu", "--repeats", "hits")
+    assert faults("lru") == faults("lru", "--repeats", "hits")
+    assert faults("clock:libcachesim") == faults("clock:libcachesim", "--repeats", "hits")
+    # the preset under its other name
+    assert faults("clock:bit=clear") == faults("clock:libcachesim")
+    assert faults("clock:libcachesim") != faults("clock")
+    r = run_cli("replay", "--trace", str(trace), "--policy", "lru", "--frames", "9", "--repeats", "each")
+    assert r.code != 0 and "--repeats" in r.err and "Traceback" not in r.err
+
+
+def test_cli_bench_libcachesim_needs_an_interpreter_with_it(tmp_path):
+    r = run_cli("bench", "--libcachesim", str(tmp_path / "no-python"))
+    assert r.code != 0 and "--libcachesim: cannot run" in r.err
+    if importlib.util.find_spec("libcachesim") is None:
+        r = run_cli("bench", "--libcachesim", sys.executable, "--refs", "1000")
+        assert r.code != 0 and "cannot import libcachesim" in r.err

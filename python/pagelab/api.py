@@ -307,16 +307,21 @@ def replay_progress_total(source, policy: Union[str, Sequence[str]]) -> Optional
 
 
 def replay(source, policy: Union[str, Sequence[str]] = "lru", frames: Union[int, Iterable[int]] = (),
-           seed: int = 0, progress: ProgressHook = None) -> ReplayResults:
+           seed: int = 0, progress: ProgressHook = None, repeats: str = "fold") -> ReplayResults:
     """Replays a source under each policy at each memory size (in frames), streaming the
-    source once for all of them, sizes in parallel. Returns ReplayResults."""
+    source once for all of them, sizes in parallel. Returns ReplayResults.
+
+    ``repeats``: what a policy sees of a run of references to one page: ``"fold"`` one
+    reference, as a kernel's reference bit sees it; ``"hits"`` every reference after the
+    first as a hit, as cache simulators and the policies' authors' programs read a trace
+    (the presets named after such a program always do; docs/policies.md)."""
     src = as_source(source)
     policies_ = [p.strip() for p in _as_list(policy, "policy")]
     frames_ = _as_list(frames, "frames")
     if not frames_:
         raise PagelabError("frames: expected at least one memory size in frames")
     frames_ = [whole_number(f, "frames", 1) for f in frames_]
-    rows = _core.replay(src.spec(), policies_, frames_, whole_number(seed, "seed"), progress)
+    rows = _core.replay(src.spec(), policies_, frames_, whole_number(seed, "seed"), progress, repeats)
     return ReplayResults(src.name, rows)
 
 

@@ -3,7 +3,10 @@
 the foundation issue: 10M references over 750,000 pages, alpha 1.0. Beside the
 in-process times it times whole commands, `pagelab replay --trace T --policy P
 --frames F --json` as a new process, on the trace in the oracleGeneral, CSV and
-pagelab formats (interpreter start, imports, reading and densifying included)."""
+pagelab formats (interpreter start, imports, reading and densifying included), and with
+``--libcachesim PYTHON`` libCacheSim's simulator on the oracleGeneral file the same way
+(its Python package, run by an interpreter that has it: the same C simulation loop as
+its `cachesim` program)."""
 
 from __future__ import annotations
 
@@ -31,10 +34,56 @@ def _best(fn, repeat: int) -> float:
     return best
 
 
-def _run_command(command) -> None:
-    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+def _run_command(command) -> str:
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
         raise UsageError(f"bench: {' '.join(command[2:])} failed: {done.stderr.strip()}")
+    return done.stdout
+
+
+#: libCacheSim's class for each pagelab policy (by name, before any ':') it also has
+LIBCACHESIM_CLASSES = {"lru": "LRU", "fifo": "FIFO", "clock": "Clock", "arc": "ARC", "lirs": "LIRS",
+                       "2q": "TwoQ", "opt": "Belady", "lfu": "LFU", "random": "Random", "clock-pro": "ClockPro"}
+
+#: run by the other interpreter: argv trace, class, frames; prints the misses
+LIBCACHESIM_SCRIPT = """
+import sys
+import libcachesim as lcs
+trace, name, frames = sys.argv[1], sys.argv[2], int(sys.argv[3])
+reader = lcs.TraceReader(trace=trace, trace_type=lcs.TraceType.ORACLE_GENERAL_TRACE,
+                         reader_init_params=lcs.ReaderInitParam(ignore_obj_size=True))
+ratio = getattr(lcs, name)(cache_size=frames).process_trace(reader)[0]
+print(ratio)
+"""
+
+
+def _check_libcachesim(python: str) -> None:
+    """A one-line error unless `python` runs and imports libcachesim."""
+    try:
+        done = subprocess.run([python, "-c", "import libcachesim"], capture_output=True, text=True)
+    except OSError as err:
+        raise UsageError(f"--libcachesim: cannot run '{python}': {err.strerror}") from None
+    if done.returncode != 0:
+        raise UsageError(f"--libcachesim: '{python}' cannot import libcachesim "
+                         f"(expected an interpreter with `pip install libcachesim`)")
+
+
+def _time_libcachesim(python: str, trace: Path, policy: str, frames: int, references: int, repeat: int,
+                      pagelab_time: float, pagelab_faults: int):
+    """(table row, JSON entry) of libCacheSim on `trace` beside pagelab's command, or None
+    when libCacheSim has no such policy."""
+    name = LIBCACHESIM_CLASSES.get(policy.split(":")[0])
+    if name is None:
+        return None
+    command = [python, "-c", LIBCACHESIM_SCRIPT, str(trace), name, str(frames)]
+    out = []
+    t = _best(lambda: out.append(_run_command(command)), repeat)
+    faults = round(float(out[-1]) * references)
+    same = "same faults" if faults == pagelab_faults else f"faults differ: {faults:,} against {pagelab_faults:,}"
+    row = [f"libCacheSim {name}, oracleGeneral", f"{t:.3f}", f"{references / t / 1e6:.1f}",
+           f"pagelab {policy} {t / pagelab_time:.2f}x faster; {same}"]
+    return row, {"class": name, "seconds": t, "faults": faults, "pagelab_faults": pagelab_faults,
+                 "pagelab_speedup": t / pagelab_time}
 
 
 def run_sweep_bench(refs: int, pages: int, policy: str, as_json: bool) -> int:
@@ -95,6 +144,10 @@ def run_bench(args) -> int:
     frames = parse_int(args.frames, "--frames") if args.frames else max(1, pages // 10)
     repeat = parse_int(args.repeat, "--repeat")
     policies = api.split_policies(args.policy or "lru,clock,fifo,random,opt")
+    if args.libcachesim:
+        if args.no_commands:
+            raise UsageError("--libcachesim: it is timed beside the whole commands, which --no-commands turns off")
+        _check_libcachesim(args.libcachesim)
     rows, out = [], {"refs": refs, "pages": pages, "alpha": alpha, "frames": frames, "results": {}}
     with tempfile.TemporaryDirectory(prefix="pagelab-bench-") as tmp:
         path = Path(tmp) / "zipf.plt"
@@ -128,16 +181,28 @@ def run_bench(args) -> int:
             out["mrc_opt_over_opt"] = t_mrc_opt / t_opt
         if not args.no_commands:
             out["commands"] = {}
+            if args.libcachesim:
+                out["libcachesim"] = {}
             for fmt, suffix in COMMAND_FORMATS:
                 file = path if fmt == "pagelab" else Path(tmp) / f"zipf{suffix}"
                 if fmt != "pagelab":
                     trace.save(file, format=fmt)
                 for policy in policies:
+                    # beside libCacheSim, read repeats as it does (one request a line)
+                    hits = ["--repeats", "hits"] if args.libcachesim and fmt == "oracle" else []
                     command = [sys.executable, "-m", "pagelab", "replay", "--trace", str(file), "--format", fmt,
-                               "--policy", policy, "--frames", str(frames), "--json", "--no-progress"]
-                    t = _best(lambda: _run_command(command), repeat)
-                    rows.append([f"command: replay {policy}, {fmt}", f"{t:.3f}", f"{n / t / 1e6:.1f}", "whole process"])
+                               "--policy", policy, "--frames", str(frames), "--json", "--no-progress", *hits]
+                    printed = []
+                    t = _best(lambda: printed.append(_run_command(command)), repeat)
+                    rows.append([f"command: replay {policy}, {fmt}{' --repeats hits' if hits else ''}", f"{t:.3f}",
+                                 f"{n / t / 1e6:.1f}", "whole process"])
                     out["commands"][f"{fmt}/{policy}"] = t
+                    if args.libcachesim and fmt == "oracle":
+                        faults = json.loads(printed[-1])[0]["faults"]
+                        beside = _time_libcachesim(args.libcachesim, file, policy, frames, n, repeat, t, faults)
+                        if beside:
+                            rows.append(beside[0])
+                            out["libcachesim"][policy] = beside[1]
     if args.json:
         print(json.dumps(out, indent=2))
     else:

@@ -221,7 +221,8 @@ def cmd_replay(args) -> int:
         raise UsageError(f"--policy: expected a comma-separated list of: {', '.join(api.policies())}")
     frames = parse_int_list(args.frames, "--frames")
     with progress_bar(args, "replaying", api.replay_progress_total(source, policies)) as bar:
-        results = api.replay(source, policy=policies, frames=frames, seed=parse_seed(args.seed), progress=bar)
+        results = api.replay(source, policy=policies, frames=frames, seed=parse_seed(args.seed), progress=bar,
+                             repeats=args.repeats)
     if args.csv:  # pandas only for the CSV
         with atomic_path(args.csv) as tmp:
             results.to_dataframe().to_csv(tmp, index=False)
@@ -579,6 +580,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "dp-approx:0.5, ws:10000, pff:1000): " + ", ".join(api.policies()))
     rp.add_argument("--frames", required=True,
                     help=f"comma-separated memory sizes in frames, e.g. 1000,2k,4k ({BINARY_SUFFIXES})")
+    rp.add_argument("--repeats", choices=("fold", "hits"), default="fold",
+                    help="what a policy sees of a run of references to one page: one reference (fold, the "
+                         "default, as a kernel's reference bit) or a hit for each after the first (hits, as "
+                         "libCacheSim and the authors' programs; the presets named after them always do)")
     rp.add_argument("--json", action="store_true", help="machine-readable output")
     rp.add_argument("--csv", help="also write the table to this CSV file")
     rp.set_defaults(func=cmd_replay)
@@ -622,6 +627,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--policy", default=None,
                        help="policies to time (default lru,clock,fifo,random,opt; with --sweep one, default opt)")
     bench.add_argument("--repeat", default="3", help="runs per measurement; the best is reported")
+    bench.add_argument("--libcachesim", metavar="PYTHON",
+                       help="also time libCacheSim on the oracleGeneral trace, whole process, with this "
+                            "Python interpreter (one that has `pip install libcachesim`), beside pagelab's "
+                            "command, and compare their fault counts")
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--sweep", action="store_true",
                        help="instead: a 64-point replay sweep (64 memory sizes) in passes and on the local Dask "

@@ -50,7 +50,7 @@ fn throughput(c: &mut Criterion) {
         })
     });
     for policy in [PolicyKind::Lru, PolicyKind::CLOCK, PolicyKind::Fifo, PolicyKind::Random, PolicyKind::Opt] {
-        let cfg = ReplayConfig { policies: vec![policy], frames: vec![frames], seed: 1 };
+        let cfg = ReplayConfig { policies: vec![policy], frames: vec![frames], seed: 1, repeats: Default::default() };
         group.bench_function(policy.name(), |b| b.iter(|| replay(&open, &cfg, &mut |_| true).unwrap()));
     }
     group.bench_function("mrc-all-sizes", |b| {

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use pagelab_core::analysis::mrc as engine_mrc;
 use pagelab_core::analysis::{fault_parameters as engine_fault_parameters, Parameter, Unit};
-use pagelab_core::policy::PolicyKind;
+use pagelab_core::policy::{PolicyKind, Repeats};
 use pagelab_core::replay::{replay as engine_replay, ReplayConfig};
 use pagelab_core::source::SourceSpec;
 use pagelab_core::trace::{self, RefBatch, RefSource, TraceFormat};
@@ -207,7 +207,7 @@ fn capture_lackey_fd(
 }
 
 #[pyfunction]
-#[pyo3(signature = (source, policies, frames, seed=0, progress=None))]
+#[pyo3(signature = (source, policies, frames, seed=0, progress=None, repeats="fold"))]
 fn replay(
     py: Python<'_>,
     source: &Bound<'_, PyDict>,
@@ -215,14 +215,16 @@ fn replay(
     frames: Vec<u64>,
     seed: u64,
     progress: Option<PyObject>,
+    repeats: &str,
 ) -> PyResult<PyObject> {
+    let repeats = Repeats::from_name(repeats).map_err(to_py)?;
     let spec = source_spec(source)?;
     let policies = policies
         .iter()
         .map(|p| PolicyKind::from_name(p))
         .collect::<Result<Vec<_>, _>>()
         .map_err(to_py)?;
-    let cfg = ReplayConfig { policies, frames, seed };
+    let cfg = ReplayConfig { policies, frames, seed, repeats };
     let mut hook = progress_hook(progress);
     let results = py
         .allow_threads(|| engine_replay(&|| spec.open(), &cfg, &mut hook))

@@ -398,7 +398,7 @@ mod tests {
     fn replay_faults(pages: &[u64], policy: PolicyKind, frames: u32) -> u64 {
         let pages = pages.to_vec();
         let open = move || Ok(Box::new(VecSource::from_pages(&pages)) as Box<dyn RefSource>);
-        let cfg = ReplayConfig { policies: vec![policy], frames: vec![frames as u64], seed: 7 };
+        let cfg = ReplayConfig { policies: vec![policy], frames: vec![frames as u64], seed: 7, repeats: Default::default() };
         replay(&open, &cfg, &mut |_| true).unwrap()[0].faults
     }
 

@@ -61,6 +61,11 @@ impl ReplacementPolicy for Clock {
         self.referenced[page as usize] = true;
     }
     #[inline]
+    fn on_repeat(&mut self, page: PageId, time: u64, _n: u32) {
+        // one hit sets the bit; more change nothing
+        self.on_hit(page, time);
+    }
+    #[inline]
     fn on_insert(&mut self, page: PageId, _time: u64) {
         let slot = match self.free_slots.pop() {
             Some(s) => s,

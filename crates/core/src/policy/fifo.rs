@@ -24,6 +24,8 @@ impl ReplacementPolicy for Fifo {
     #[inline]
     fn on_hit(&mut self, _page: PageId, _time: u64) {}
     #[inline]
+    fn on_repeat(&mut self, _page: PageId, _time: u64, _n: u32) {}
+    #[inline]
     fn on_insert(&mut self, page: PageId, _time: u64) {
         self.queue.push_front(page);
     }

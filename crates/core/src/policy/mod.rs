@@ -28,7 +28,7 @@ mod random;
 mod seq;
 mod shadow_lru;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 mod two_q;
 mod working_set;
 
@@ -76,6 +76,15 @@ pub trait ReplacementPolicy: Send {
     #[inline(always)]
     fn on_miss(&mut self, _page: PageId, _time: u64) {}
     fn on_insert(&mut self, page: PageId, time: u64);
+    /// `n` more references to `page` right after the one just handled (a record's
+    /// repeats), when the replay shows them to the policy ([`Repeats::Hits`]): by
+    /// default `n` hits. Policies for which a hit just after a reference to the same page
+    /// changes nothing, or whose count of them is one addition, say so faster.
+    fn on_repeat(&mut self, page: PageId, time: u64, n: u32) {
+        for _ in 0..n {
+            self.on_hit(page, time);
+        }
+    }
     /// Choose and remove a victim among the resident pages. Called only when at least
     /// one page is resident.
     fn select_victim(&mut self, time: u64) -> PageId;
@@ -195,6 +204,38 @@ pub enum PolicyKind {
     LastDynamic { threshold: u64, rule: LastDynamicRule },
     /// Dead-List with DP-Approx, exponential averaging of L+D with weight `a` (section 5.2).
     DpApprox { a: f64 },
+}
+
+/// What a policy sees of a run of references to one page (a record and its repeats).
+///
+/// pagelab folds a run into one record. By default the policy sees one reference, as a
+/// kernel does: the hardware sets the page's reference bit on the first access and the
+/// others leave no trace. The cache simulators and the policies' authors' programs read
+/// one request a line, and each request after the first is a hit: on it CLOCK with
+/// the bit clear on insertion sets the bit, ARC moves the page from T1 to T2, LIRS makes
+/// a HIR page LIR, LFU counts it. `Hits` shows the policy those hits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Repeats {
+    #[default]
+    Fold,
+    Hits,
+}
+
+impl Repeats {
+    pub fn name(self) -> &'static str {
+        match self {
+            Repeats::Fold => "fold",
+            Repeats::Hits => "hits",
+        }
+    }
+
+    pub fn from_name(text: &str) -> Result<Repeats> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "fold" => Ok(Repeats::Fold),
+            "hits" => Ok(Repeats::Hits),
+            _ => Err(Error::invalid("repeats", format!("expected 'fold' or 'hits', got '{}'", text.trim()))),
+        }
+    }
 }
 
 /// Defaults of the parameterised policies.
@@ -369,6 +410,29 @@ impl PolicyKind {
             },
             _ => return Err(Error::invalid("policy", format!("'{text}': policy '{name}' takes no parameter"))),
         })
+    }
+
+    /// True for the presets named after a reference program (`clock:libcachesim`,
+    /// `arc:libcachesim`, `lirs:authors`, `clock-pro:authors`): they equal the program,
+    /// which sees every request, so they are shown a record's repeats as hits whatever
+    /// the replay's [`Repeats`].
+    pub fn is_reference_preset(self) -> bool {
+        match self {
+            PolicyKind::Clock { referenced } => !referenced,
+            PolicyKind::Arc { fractional_p } => fractional_p,
+            PolicyKind::Lirs(p) => p == LirsParams::AUTHORS,
+            PolicyKind::ClockPro(p) => p == ClockProParams::AUTHORS,
+            _ => false,
+        }
+    }
+
+    /// What the policy sees of a record's repeats in a replay asked for `repeats`.
+    pub fn repeats(self, repeats: Repeats) -> Repeats {
+        if self.is_reference_preset() {
+            Repeats::Hits
+        } else {
+            repeats
+        }
     }
 
     /// True for policies that need the whole future of the stream (a pre-pass).

@@ -29,6 +29,10 @@ impl ReplacementPolicy for Mru {
         self.order.move_to_front(page);
     }
     #[inline]
+    fn on_repeat(&mut self, _page: PageId, _time: u64, _n: u32) {
+        // the page is already at the front
+    }
+    #[inline]
     fn on_insert(&mut self, page: PageId, _time: u64) {
         self.order.push_front(page);
     }

@@ -86,6 +86,10 @@ impl ReplacementPolicy for Opt {
         self.push(page, time);
     }
     #[inline]
+    fn on_repeat(&mut self, _page: PageId, _time: u64, _n: u32) {
+        // the next use after a record is the next record of the page: unchanged
+    }
+    #[inline]
     fn on_insert(&mut self, page: PageId, time: u64) {
         self.resident += 1;
         self.push(page, time);

@@ -223,8 +223,8 @@ mod tests {
         let mut sim = PoolSimulation::new(Pff::new(interval), 2);
         let kinds = vec![AccessKind::Read; stream.len()];
         let half = stream.len() / 2;
-        sim.run(&stream[..half], &kinds[..half], &[], pages, 0);
-        sim.run(&stream[half..], &kinds[half..], &[], pages, half as u64);
+        sim.run(&stream[..half], &kinds[..half], &[], &[], pages, 0);
+        sim.run(&stream[half..], &kinds[half..], &[], &[], pages, half as u64);
         sim.result(stream.len() as u64, stream.len() as u64, pages as u64)
     }
 

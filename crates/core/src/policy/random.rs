@@ -43,6 +43,8 @@ impl ReplacementPolicy for RandomPolicy {
     #[inline]
     fn on_hit(&mut self, _page: PageId, _time: u64) {}
     #[inline]
+    fn on_repeat(&mut self, _page: PageId, _time: u64, _n: u32) {}
+    #[inline]
     fn on_insert(&mut self, page: PageId, _time: u64) {
         self.position[page as usize] = self.resident.len() as u32;
         self.resident.push(page);

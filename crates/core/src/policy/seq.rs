@@ -702,8 +702,8 @@ mod tests {
         let kinds = vec![AccessKind::Read; ids.len()];
         let mut sim = PoolSimulation::new(Seq::new(c), c);
         let half = ids.len() / 2;
-        sim.run(&ids[..half], &kinds[..half], &vpages[..half], pages, 0);
-        sim.run(&ids[half..], &kinds[half..], &vpages[half..], pages, half as u64);
+        sim.run(&ids[..half], &kinds[..half], &vpages[..half], &[], pages, 0);
+        sim.run(&ids[half..], &kinds[half..], &vpages[half..], &[], pages, half as u64);
         sim.result(ids.len() as u64, ids.len() as u64, pages as u64)
     }
 

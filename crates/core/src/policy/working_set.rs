@@ -123,8 +123,8 @@ mod tests {
         let kinds = vec![AccessKind::Read; stream.len()];
         // two batches, to cross a batch boundary
         let half = stream.len() / 2;
-        sim.run(&stream[..half], &kinds[..half], &[], pages, 0);
-        sim.run(&stream[half..], &kinds[half..], &[], pages, half as u64);
+        sim.run(&stream[..half], &kinds[..half], &[], &[], pages, 0);
+        sim.run(&stream[half..], &kinds[half..], &[], &[], pages, half as u64);
         sim.result(stream.len() as u64, stream.len() as u64, pages as u64)
     }
 

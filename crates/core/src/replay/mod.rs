@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::policy::{next_use_times, PolicyKind, NEVER};
+use crate::policy::{next_use_times, PolicyKind, Repeats, NEVER};
 use crate::stream::for_each_batch;
 use crate::trace::{AccessKind, PageId, Progress, RefSource, BATCH_RECORDS};
 use crate::{Error, Result};
@@ -18,13 +18,16 @@ pub use by_curve::{uses_curve, CURVE_MIN_SIZES};
 pub use simulation::{PoolSimulation, Simulate};
 
 /// What to replay: every policy at every memory size.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReplayConfig {
     pub policies: Vec<PolicyKind>,
     /// Memory sizes in frames (pages of the source's page size).
     pub frames: Vec<u64>,
     /// Seed of randomised policies.
     pub seed: u64,
+    /// What the policies see of a record's repeats (the reference presets always see
+    /// them: [`PolicyKind::repeats`]).
+    pub repeats: Repeats,
 }
 
 /// Counts of one (policy, memory size) replay.
@@ -87,13 +90,15 @@ struct Recorded {
     kinds: Vec<AccessKind>,
     /// Virtual page numbers, only when a policy needs them.
     vpages: Vec<u64>,
+    /// Repeat counts, only when a policy sees them.
+    repeats: Vec<u32>,
     references: u64,
     distinct_pages: usize,
 }
 
 /// Reads the whole stream into memory (5 bytes per record, 13 with `vpages`).
-fn record(src: &mut dyn RefSource, vpages: bool, progress: Progress) -> Result<Recorded> {
-    let mut rec = Recorded { ids: Vec::new(), kinds: Vec::new(), vpages: Vec::new(), references: 0, distinct_pages: 0 };
+fn record(src: &mut dyn RefSource, vpages: bool, repeats: bool, progress: Progress) -> Result<Recorded> {
+    let mut rec = Recorded { ids: Vec::new(), kinds: Vec::new(), vpages: Vec::new(), repeats: Vec::new(), references: 0, distinct_pages: 0 };
     for_each_batch(src, progress, |batch, distinct| {
         if rec.ids.len() + batch.len() >= NEVER as usize {
             return Err(Error::invalid("opt", format!("the stream has more than {} records, the most OPT handles", NEVER - 1)));
@@ -103,6 +108,9 @@ fn record(src: &mut dyn RefSource, vpages: bool, progress: Progress) -> Result<R
         if vpages {
             rec.vpages.extend_from_slice(&batch.page);
         }
+        if repeats {
+            rec.repeats.extend_from_slice(&batch.repeat);
+        }
         rec.references += batch.repeat.iter().map(|&r| r as u64).sum::<u64>();
         rec.distinct_pages = distinct;
         Ok(())
@@ -110,17 +118,26 @@ fn record(src: &mut dyn RefSource, vpages: bool, progress: Progress) -> Result<R
     Ok(rec)
 }
 
-fn run_all(sims: &mut [Box<dyn Simulate>], ids: &[PageId], kinds: &[AccessKind], vpages: &[u64], pages: usize, time: u64) {
+/// One batch of records for every simulation (in parallel when there are several).
+struct Records<'a> {
+    ids: &'a [PageId],
+    kinds: &'a [AccessKind],
+    vpages: &'a [u64],
+    repeats: &'a [u32],
+}
+
+fn run_all(sims: &mut [Box<dyn Simulate>], r: &Records, pages: usize, time: u64) {
     if sims.len() == 1 {
-        sims[0].run(ids, kinds, vpages, pages, time);
+        sims[0].run(r.ids, r.kinds, r.vpages, r.repeats, pages, time);
     } else {
-        sims.par_iter_mut().for_each(|s| s.run(ids, kinds, vpages, pages, time));
+        sims.par_iter_mut().for_each(|s| s.run(r.ids, r.kinds, r.vpages, r.repeats, pages, time));
     }
 }
 
 /// One simulation of `policy` on `frames` frames.
-fn simulation(policy: PolicyKind, frames: u32, seed: u64, next_use: Option<&Arc<Vec<u32>>>) -> Box<dyn Simulate> {
-    crate::with_policy!(policy, frames, seed, next_use, |p| Box::new(PoolSimulation::new(p, frames)))
+fn simulation(policy: PolicyKind, frames: u32, cfg: &ReplayConfig, next_use: Option<&Arc<Vec<u32>>>) -> Box<dyn Simulate> {
+    let repeats = policy.repeats(cfg.repeats);
+    crate::with_policy!(policy, frames, cfg.seed, next_use, |p| Box::new(PoolSimulation::new(p, frames).with_repeats(repeats)))
 }
 
 /// Replays the stream that `open` yields under each policy at each size. Results come
@@ -165,9 +182,10 @@ pub fn replay(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig,
 /// [`replay`], one simulation per policy and size.
 fn replay_each(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig, progress: Progress) -> Result<Vec<ReplayResult>> {
     let vpages = cfg.policies.iter().any(|p| p.needs_vpages());
+    let repeats = cfg.policies.iter().any(|p| p.repeats(cfg.repeats) == Repeats::Hits);
     let recorded = if cfg.policies.iter().any(|p| p.needs_future()) {
         let mut src = open()?;
-        Some(record(src.as_mut(), vpages, &mut *progress)?)
+        Some(record(src.as_mut(), vpages, repeats, &mut *progress)?)
     } else {
         None
     };
@@ -178,7 +196,7 @@ fn replay_each(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig
         // a variable-size policy sets its own size: once, whatever the sizes asked for
         let sizes: &[u64] = if policy.variable_size() { &[0] } else { &cfg.frames };
         for &frames in sizes {
-            sims.push(simulation(policy, frames as u32, cfg.seed, next_use.as_ref()));
+            sims.push(simulation(policy, frames as u32, cfg, next_use.as_ref()));
             labels.push(policy.label());
         }
     }
@@ -189,7 +207,8 @@ fn replay_each(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig
                 let time = (chunk * BATCH_RECORDS) as u64;
                 let at = chunk * BATCH_RECORDS;
                 let vp = if vpages { &rec.vpages[at..at + ids.len()] } else { &[][..] };
-                run_all(&mut sims, ids, kinds, vp, pages, time);
+                let rp = if repeats { &rec.repeats[at..at + ids.len()] } else { &[][..] };
+                run_all(&mut sims, &Records { ids, kinds, vpages: vp, repeats: rp }, pages, time);
                 if !progress(time + ids.len() as u64) {
                     return Err(Error::Interrupted);
                 }
@@ -201,7 +220,8 @@ fn replay_each(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig
             let (mut time, mut references) = (0u64, 0u64);
             for_each_batch(src.as_mut(), progress, |batch, distinct| {
                 let vp = if vpages { &batch.page[..] } else { &[][..] };
-                run_all(&mut sims, &batch.id, &batch.kind, vp, distinct, time);
+                let rp = if repeats { &batch.repeat[..] } else { &[][..] };
+                run_all(&mut sims, &Records { ids: &batch.id, kinds: &batch.kind, vpages: vp, repeats: rp }, distinct, time);
                 time += batch.len() as u64;
                 references += batch.repeat.iter().map(|&r| r as u64).sum::<u64>();
                 Ok(())

@@ -3,7 +3,7 @@
 //! replay driver holds simulations as trait objects and pays one dynamic call per batch.
 
 use crate::hint::{prefetch, PREFETCH_DISTANCE};
-use crate::policy::ReplacementPolicy;
+use crate::policy::{ReplacementPolicy, Repeats};
 use crate::trace::{has_frees, AccessKind, PageId};
 
 use super::ReplayResult;
@@ -16,8 +16,10 @@ const SEEN: u8 = 4;
 pub trait Simulate: Send {
     /// Processes records (dense ids, kinds and virtual page numbers) whose first has
     /// index `time` in the stream; `pages` bounds the ids. `vpages` is empty unless a
-    /// policy of the replay needs virtual page numbers ([`crate::policy::PolicyKind::needs_vpages`]).
-    fn run(&mut self, ids: &[PageId], kinds: &[AccessKind], vpages: &[u64], pages: usize, time: u64);
+    /// policy of the replay needs virtual page numbers ([`crate::policy::PolicyKind::needs_vpages`]);
+    /// `repeats` (the records' repeat counts) is empty unless a simulation of the replay
+    /// shows repeats to its policy ([`Repeats::Hits`]).
+    fn run(&mut self, ids: &[PageId], kinds: &[AccessKind], vpages: &[u64], repeats: &[u32], pages: usize, time: u64);
     fn result(&self, records: u64, references: u64, distinct_pages: u64) -> ReplayResult;
 }
 
@@ -35,6 +37,8 @@ pub struct PoolSimulation<P: ReplacementPolicy> {
     /// resident count changes only while they fill.
     resident_sum: u128,
     resident_until: u64,
+    /// The policy is shown a record's repeats ([`Repeats::Hits`]).
+    repeat_hits: bool,
 }
 
 impl<P: ReplacementPolicy> PoolSimulation<P> {
@@ -52,7 +56,14 @@ impl<P: ReplacementPolicy> PoolSimulation<P> {
             dirty_evictions: 0,
             resident_sum: 0,
             resident_until: 0,
+            repeat_hits: false,
         }
+    }
+
+    /// What the policy sees of a record's repeats (folded by default).
+    pub fn with_repeats(mut self, repeats: Repeats) -> Self {
+        self.repeat_hits = repeats == Repeats::Hits;
+        self
     }
 
     /// Accounts the records before `t` at the current resident count.
@@ -62,9 +73,10 @@ impl<P: ReplacementPolicy> PoolSimulation<P> {
         self.resident_until = t;
     }
 
-    /// The records of one batch; `FREES`: some of them are frees.
+    /// The records of one batch; `FREES`: some of them are frees; `HITS`: the policy
+    /// sees their repeats.
     #[inline(always)]
-    fn records<const FREES: bool>(&mut self, ids: &[PageId], kinds: &[AccessKind], vpages: &[u64], time: u64) {
+    fn records<const FREES: bool, const HITS: bool>(&mut self, ids: &[PageId], kinds: &[AccessKind], vpages: &[u64], repeats: &[u32], time: u64) {
         for (i, (&id, &kind)) in ids.iter().zip(kinds).enumerate() {
             if let Some(&ahead) = ids.get(i + PREFETCH_DISTANCE) {
                 prefetch(&self.state, ahead as usize);
@@ -95,6 +107,9 @@ impl<P: ReplacementPolicy> PoolSimulation<P> {
                     self.resident += 1;
                 }
                 self.policy.on_insert(id, t);
+            }
+            if HITS && repeats[i] > 1 {
+                self.policy.on_repeat(id, t, repeats[i] - 1);
             }
             let dirty = if kind == AccessKind::Write { DIRTY } else { 0 };
             self.state[id as usize] = st | RESIDENT | SEEN | dirty;
@@ -134,17 +149,18 @@ impl<P: ReplacementPolicy> PoolSimulation<P> {
 }
 
 impl<P: ReplacementPolicy> Simulate for PoolSimulation<P> {
-    fn run(&mut self, ids: &[PageId], kinds: &[AccessKind], vpages: &[u64], pages: usize, time: u64) {
+    fn run(&mut self, ids: &[PageId], kinds: &[AccessKind], vpages: &[u64], repeats: &[u32], pages: usize, time: u64) {
         if pages > self.state.len() {
             let grow = pages.max(self.state.len() * 3 / 2);
             self.state.resize(grow, 0);
             self.policy.reserve_pages(grow);
         }
         // the loop that tests for frees only for the batches that hold one
-        if has_frees(kinds) {
-            self.records::<true>(ids, kinds, vpages, time);
-        } else {
-            self.records::<false>(ids, kinds, vpages, time);
+        match (has_frees(kinds), self.repeat_hits) {
+            (true, false) => self.records::<true, false>(ids, kinds, vpages, repeats, time),
+            (false, false) => self.records::<false, false>(ids, kinds, vpages, repeats, time),
+            (true, true) => self.records::<true, true>(ids, kinds, vpages, repeats, time),
+            (false, true) => self.records::<false, true>(ids, kinds, vpages, repeats, time),
         }
     }
 

@@ -12,7 +12,7 @@ fn pages_source(pages: Vec<u64>) -> impl Fn() -> Result<Box<dyn RefSource>> {
 }
 
 fn run(open: &dyn Fn() -> Result<Box<dyn RefSource>>, policies: &[PolicyKind], frames: &[u64]) -> Vec<ReplayResult> {
-    let cfg = ReplayConfig { policies: policies.to_vec(), frames: frames.to_vec(), seed: 7 };
+    let cfg = ReplayConfig { policies: policies.to_vec(), frames: frames.to_vec(), seed: 7, repeats: Default::default() };
     replay(open, &cfg, &mut |_| true).unwrap()
 }
 
@@ -87,7 +87,7 @@ fn deterministic_and_seeded() {
     let a = run(&open, &[PolicyKind::Random], &[50, 100]);
     let b = run(&open, &[PolicyKind::Random], &[50, 100]);
     assert_eq!(a, b);
-    let cfg = ReplayConfig { policies: vec![PolicyKind::Random], frames: vec![50], seed: 8 };
+    let cfg = ReplayConfig { policies: vec![PolicyKind::Random], frames: vec![50], seed: 8, repeats: Default::default() };
     let c = replay(&open, &cfg, &mut |_| true).unwrap();
     assert_ne!(a[0].faults, c[0].faults);
 }
@@ -96,7 +96,7 @@ fn deterministic_and_seeded() {
 fn bad_configuration() {
     let open = pages_source(vec![1, 2, 3]);
     for frames in [vec![], vec![0], vec![5, 0]] {
-        let cfg = ReplayConfig { policies: vec![PolicyKind::Lru], frames, seed: 0 };
+        let cfg = ReplayConfig { policies: vec![PolicyKind::Lru], frames, seed: 0, repeats: Default::default() };
         assert!(matches!(replay(&open, &cfg, &mut |_| true), Err(Error::Invalid { .. })));
     }
     assert!(PolicyKind::from_name("nosuch").unwrap_err().to_string().contains("nosuch"));
@@ -315,7 +315,7 @@ fn the_one_pass_curves_give_the_results_of_replays_size_by_size() {
         let many: Vec<u64> = (1..=30).map(|i| i * i * 5).collect();
         for frames in [&[1u64, 2, 3][..], &[5, 40, 41, 300, 2_999, 5_000][..], &many[..]] {
             assert!(frames.len() >= CURVE_MIN_SIZES);
-            let cfg = ReplayConfig { policies: policies.to_vec(), frames: frames.to_vec(), seed: 3 };
+            let cfg = ReplayConfig { policies: policies.to_vec(), frames: frames.to_vec(), seed: 3, repeats: Default::default() };
             let fast = replay(open.as_ref(), &cfg, &mut |_| true).unwrap();
             let each = replay_each(open.as_ref(), &cfg, &mut |_| true).unwrap();
             assert_eq!(fast, each, "source {i}, frames {frames:?}");
@@ -333,8 +333,68 @@ fn a_stream_with_writes_is_replayed_size_by_size() {
         .map(|(i, p)| rec(p, if i % 3 == 0 { AccessKind::Write } else { AccessKind::Read }))
         .collect();
     let open = move || Ok(Box::new(VecSource::new("w", 4096, refs.clone())) as Box<dyn RefSource>);
-    let cfg = ReplayConfig { policies: vec![PolicyKind::Lru, PolicyKind::Opt], frames: vec![10, 20, 40, 80], seed: 0 };
+    let cfg = ReplayConfig { policies: vec![PolicyKind::Lru, PolicyKind::Opt], frames: vec![10, 20, 40, 80], seed: 0, repeats: Default::default() };
     let fast = replay(&open, &cfg, &mut |_| true).unwrap();
     assert_eq!(fast, replay_each(&open, &cfg, &mut |_| true).unwrap());
     assert!(fast.iter().all(|r| r.dirty_evictions > 0));
+}
+
+/// What a policy sees of a record's repeats. Folded (the default), the replay equals a
+/// driver playing each record once; as hits, it equals a driver playing every reference
+/// (each repeat a hit, as libCacheSim and the authors' programs read a trace), for
+/// every fixed-size policy and preset. The presets named after a reference program see
+/// the hits in either mode. Policies the driver cannot play alone are left out: OPT (its
+/// next uses), SEQ (virtual pages), Working Set and PFF (variable size).
+#[test]
+fn repeats_fold_into_one_reference_or_show_as_hits() {
+    use crate::policy::testing::drive;
+    use crate::policy::{ClockProParams, LirsParams};
+    let records: Vec<(u64, u32)> = random_pages(4_000, 120, 21).into_iter().enumerate().map(|(i, p)| (p, 1 + (i as u32 * 7 % 5) / 3)).collect();
+    let refs: Vec<Reference> = records.iter().map(|&(page, repeat)| Reference { pid: 0, page, kind: AccessKind::Read, repeat, gap: 0 }).collect();
+    // the source folds equal neighbours too: the driver plays what it reads
+    let open = move || Ok(Box::new(VecSource::new("r", 4096, refs.clone())) as Box<dyn RefSource>);
+    let (mut folded, mut expanded): (Vec<PageId>, Vec<PageId>) = (Vec::new(), Vec::new());
+    let mut src = open().unwrap();
+    let mut batch = crate::trace::RefBatch::default();
+    while src.next_batch(&mut batch).unwrap() > 0 {
+        for (&id, &r) in batch.id.iter().zip(&batch.repeat) {
+            folded.push(id);
+            expanded.extend(std::iter::repeat_n(id, r as usize));
+        }
+    }
+    assert!(expanded.len() > folded.len() + 1_000, "the stream has repeats");
+    let mut kinds: Vec<PolicyKind> = PolicyKind::ALL
+        .iter()
+        .copied()
+        .filter(|p| !p.variable_size() && !p.needs_future() && !p.needs_vpages())
+        .collect();
+    kinds.extend([
+        PolicyKind::Clock { referenced: false },
+        PolicyKind::Arc { fractional_p: true },
+        PolicyKind::Lirs(LirsParams::AUTHORS),
+        PolicyKind::ClockPro(ClockProParams::AUTHORS),
+    ]);
+    let mut differ = Vec::new();
+    for &kind in &kinds {
+        for frames in [3u32, 17, 60] {
+            let play = |stream: &[PageId]| crate::with_policy!(kind, frames, 7, None, |p| { let mut p = p; drive(&mut p, frames as usize, stream, |_, _, _| {}).0 });
+            for repeats in [Repeats::Fold, Repeats::Hits] {
+                let cfg = ReplayConfig { policies: vec![kind], frames: vec![frames as u64], seed: 7, repeats };
+                let got = replay(&open, &cfg, &mut |_| true).unwrap()[0].faults;
+                let sees = kind.repeats(repeats);
+                let want = play(if sees == Repeats::Hits { &expanded } else { &folded });
+                assert_eq!(got, want, "{} at {frames} frames, repeats {}", kind.label(), repeats.name());
+            }
+            if play(&expanded) != play(&folded) {
+                differ.push(kind.label());
+            }
+        }
+    }
+    // the switch matters where the papers' and programs' readings differ
+    for name in ["clock:libcachesim", "arc", "arc:libcachesim", "lfu", "lirs", "car", "clock-pro", "lirs:authors"] {
+        assert!(differ.iter().any(|d| d == name), "{name}: hits and folded give the same faults ({differ:?})");
+    }
+    for name in ["lru", "fifo", "clock", "random", "mru"] {
+        assert!(!differ.iter().any(|d| d == name), "{name}: a repeat changed its faults");
+    }
 }

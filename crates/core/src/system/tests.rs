@@ -141,7 +141,7 @@ fn lru_reclaim_faults_like_lru_replay() {
         cfg.system.watermarks = Some(Watermarks { min: 0, low: 0, high: 0 });
         let r = run(&cfg);
         let spec = p.source(4096, 0, 0).unwrap();
-        let rc = ReplayConfig { policies: vec![PolicyKind::Lru], frames: vec![20], seed: 0 };
+        let rc = ReplayConfig { policies: vec![PolicyKind::Lru], frames: vec![20], seed: 0, repeats: Default::default() };
         let expected = replay(&|| spec.open(), &rc, &mut |_| true).unwrap()[0].faults;
         let got = r.processes[0].counters.major_faults + r.processes[0].counters.minor_faults;
         assert_eq!(got, expected, "{workload}");
@@ -421,7 +421,7 @@ fn every_policy_reclaims_as_it_replays() {
         cfg.system.reclaim_batch = 1;
         cfg.system.watermarks = Some(Watermarks { min: 0, low: 0, high: 0 });
         let r = run(&cfg);
-        let rc = ReplayConfig { policies: vec![policy], frames: vec![40], seed: cfg.system.seed };
+        let rc = ReplayConfig { policies: vec![policy], frames: vec![40], seed: cfg.system.seed, repeats: Default::default() };
         let expected = replay(&|| spec.open(), &rc, &mut |_| true).unwrap()[0].faults;
         let c = &r.processes[0].counters;
         assert_eq!(c.major_faults + c.minor_faults, expected, "{}", policy.label());
@@ -786,7 +786,7 @@ fn every_policy_reclaims_as_it_replays_with_frees() {
         cfg.system.reclaim_batch = 1;
         cfg.system.watermarks = Some(Watermarks { min: 0, low: 0, high: 0 });
         let r = run(&cfg);
-        let rc = ReplayConfig { policies: vec![policy], frames: vec![90], seed: cfg.system.seed };
+        let rc = ReplayConfig { policies: vec![policy], frames: vec![90], seed: cfg.system.seed, repeats: Default::default() };
         let expected = replay(&|| spec.open(), &rc, &mut |_| true).unwrap()[0].faults;
         let c = &r.processes[0].counters;
         assert_eq!(c.major_faults + c.minor_faults, expected, "{}", policy.label());

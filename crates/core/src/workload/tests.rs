@@ -1468,7 +1468,7 @@ fn lru_curve(name: &str, params: &[(&str, &str)], page_size: u64) -> crate::anal
 fn replay_faults(name: &str, params: &[(&str, &str)], page_size: u64, policy: crate::policy::PolicyKind, frames: u64) -> u64 {
     let (name, params) = (name.to_string(), kv(params));
     let open = move || open_workload(&name, &params, page_size, 1);
-    let cfg = crate::replay::ReplayConfig { policies: vec![policy], frames: vec![frames], seed: 1 };
+    let cfg = crate::replay::ReplayConfig { policies: vec![policy], frames: vec![frames], seed: 1, repeats: Default::default() };
     crate::replay::replay(&open, &cfg, &mut |_| true).unwrap()[0].faults
 }
 
@@ -1823,7 +1823,7 @@ fn compat_replay(name: &str, params: &[(&str, &str)]) -> Vec<u64> {
     use crate::policy::PolicyKind;
     let (n, kv) = (name.to_string(), params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>());
     let open = move || crate::workload::open_workload(&n, &kv, 4096, 1);
-    let cfg = crate::replay::ReplayConfig { policies: vec![PolicyKind::Lru, PolicyKind::Opt, PolicyKind::CLOCK], frames: vec![40, 120], seed: 1 };
+    let cfg = crate::replay::ReplayConfig { policies: vec![PolicyKind::Lru, PolicyKind::Opt, PolicyKind::CLOCK], frames: vec![40, 120], seed: 1, repeats: Default::default() };
     let mut out: Vec<u64> = crate::replay::replay(&open, &cfg, &mut |_| true).unwrap().iter().map(|r| r.faults).collect();
     let kv2: Vec<(String, String)> = params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let curve = crate::analysis::mrc(crate::workload::open_workload(name, &kv2, 4096, 1).unwrap().as_mut(), &mut |_| true).unwrap();

@@ -69,7 +69,7 @@ fn replayed(refs: &[Reference]) -> Vec<u64> {
         s.dedup();
         s.len() as u64
     };
-    let cfg = ReplayConfig { policies: vec![PolicyKind::Opt], frames: (1..=pages + 2).collect(), seed: 0 };
+    let cfg = ReplayConfig { policies: vec![PolicyKind::Opt], frames: (1..=pages + 2).collect(), seed: 0, repeats: Default::default() };
     let open = || Ok(Box::new(VecSource::new("t", 4096, refs.to_vec())) as Box<dyn RefSource>);
     replay(&open, &cfg, &mut |_| true).unwrap().iter().map(|r| r.faults).collect()
 }
@@ -146,7 +146,7 @@ fn renumbering_on_first_and_later_references() {
     let refs: Vec<Reference> = (0..pages).map(|p| read(p, 1)).chain((0..60_000).map(|_| read(rng.gen_range(0..pages / 8), 1))).collect();
     let c = curve(&refs);
     let sizes = [1u64, 2, 100, 3_000, 4_999, 5_000, 5_001, 39_999, 40_000];
-    let cfg = ReplayConfig { policies: vec![PolicyKind::Opt], frames: sizes.to_vec(), seed: 0 };
+    let cfg = ReplayConfig { policies: vec![PolicyKind::Opt], frames: sizes.to_vec(), seed: 0, repeats: Default::default() };
     let open = || Ok(Box::new(VecSource::new("t", 4096, refs.clone())) as Box<dyn RefSource>);
     let want: Vec<u64> = replay(&open, &cfg, &mut |_| true).unwrap().iter().map(|r| r.faults).collect();
     let got: Vec<u64> = sizes.iter().map(|&s| c.faults_at(s)).collect();
