@@ -47,10 +47,44 @@ pub(crate) fn parse_kind(s: &[u8]) -> Option<AccessKind> {
     })
 }
 
+/// Most fields of a line kept (a line has a handful; more is an error, reported with
+/// their number).
+const MAX_FIELDS: usize = 16;
+
+/// The fields of a line, on the stack: a reader allocates nothing per line.
+struct Fields<'a> {
+    f: [&'a [u8]; MAX_FIELDS],
+    /// Fields in the line (may exceed the ones kept).
+    n: usize,
+}
+
+impl<'a> Fields<'a> {
+    fn new() -> Self {
+        Fields { f: [&[]; MAX_FIELDS], n: 0 }
+    }
+    fn push(&mut self, field: &'a [u8]) {
+        if self.n < MAX_FIELDS {
+            self.f[self.n] = field;
+        }
+        self.n += 1;
+    }
+    /// Fields in the line.
+    fn count(&self) -> usize {
+        self.n
+    }
+}
+
+impl<'a> std::ops::Deref for Fields<'a> {
+    type Target = [&'a [u8]];
+    fn deref(&self) -> &Self::Target {
+        &self.f[..self.n.min(MAX_FIELDS)]
+    }
+}
+
 /// Splits a line into fields: by commas if it has any (fields trimmed), else by
 /// whitespace. Returns false if a comma-separated field is empty.
-fn split<'a>(line: &'a [u8], out: &mut Vec<&'a [u8]>) -> bool {
-    out.clear();
+fn split<'a>(line: &'a [u8], out: &mut Fields<'a>) -> bool {
+    out.n = 0;
     if line.contains(&b',') {
         for f in line.split(|&c| c == b',') {
             let f = f.trim_ascii();
@@ -60,7 +94,9 @@ fn split<'a>(line: &'a [u8], out: &mut Vec<&'a [u8]>) -> bool {
             out.push(f);
         }
     } else {
-        out.extend(line.split(|c| c.is_ascii_whitespace()).filter(|f| !f.is_empty()));
+        for f in line.split(|c| c.is_ascii_whitespace()).filter(|f| !f.is_empty()) {
+            out.push(f);
+        }
     }
     true
 }
@@ -123,7 +159,7 @@ impl CsvSource {
                 }
                 continue;
             }
-            let mut fields = Vec::new();
+            let mut fields = Fields::new();
             if !split(l, &mut fields) {
                 stashed = true; // reported as a data line error
                 break;
@@ -182,7 +218,7 @@ impl CsvSource {
 
     fn parse_fields(&mut self, line: &[u8]) -> Result<Option<Reference>> {
         let l = line.trim_ascii();
-        let mut f: Vec<&[u8]> = Vec::with_capacity(6);
+        let mut f = Fields::new();
         if !split(l, &mut f) {
             return Err(self.lines.error(format!("expected no empty fields, got '{}'", quote(l))));
         }
@@ -196,7 +232,7 @@ impl CsvSource {
         let mut r = Reference { pid: 0, page: 0, kind: AccessKind::Read, repeat: 1, gap: 0 };
         match &self.layout {
             Layout::Headerless => {
-                let (pid, value, kind) = match f.len() {
+                let (pid, value, kind) = match f.count() {
                     1 => (None, f[0], None),
                     2 if parse_kind(f[1]).is_some() => (None, f[0], Some(f[1])),
                     2 => (Some(f[0]), f[1], None),
@@ -204,7 +240,7 @@ impl CsvSource {
                     _ => (None, &b""[..], None),
                 };
                 let bad = || {
-                    if f.len() == 1 {
+                    if f.count() == 1 {
                         format!("expected a page number or address (decimal or 0x hex), got '{}'", quote(l))
                     } else {
                         format!(
@@ -230,12 +266,12 @@ impl CsvSource {
                 }
             }
             Layout::Header(cols) => {
-                if f.len() != cols.len() {
+                if f.count() != cols.len() {
                     return Err(self.lines.error(format!(
                         "expected {} fields ({}), got {} in '{}'",
                         cols.len(),
                         cols.iter().map(|c| format!("{c:?}").to_lowercase()).collect::<Vec<_>>().join(","),
-                        f.len(),
+                        f.count(),
                         quote(l)
                     )));
                 }
