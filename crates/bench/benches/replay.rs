@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use pagelab_core::analysis::mrc;
+use pagelab_core::analysis::{mrc, opt_mrc};
 use pagelab_core::policy::PolicyKind;
 use pagelab_core::replay::{replay, ReplayConfig};
 use pagelab_core::trace::{convert, open_trace, TraceFormat};
@@ -57,6 +57,12 @@ fn throughput(c: &mut Criterion) {
         b.iter(|| {
             let mut src = open().unwrap();
             mrc(src.as_mut(), &mut |_| true).unwrap()
+        })
+    });
+    group.bench_function("mrc-opt-all-sizes", |b| {
+        b.iter(|| {
+            let mut src = open().unwrap();
+            opt_mrc(src.as_mut(), &mut |_| true).unwrap()
         })
     });
     group.finish();
