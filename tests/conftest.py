@@ -77,6 +77,16 @@ def start_pagelab():
                 p.communicate()
 
 
+@pytest.fixture
+def paging_swap(kernel_swap):
+    """Active swap for a test that needs the kernel to page (`kernel_swap`), or a skip
+    saying why there is none."""
+    from pagelab.kernel.host import swap_devices
+
+    if not swap_devices():
+        pytest.skip("no active swap, and not root to set one up (pagelab kernel setup --swap 1G)")
+
+
 @pytest.fixture(autouse=True)
 def wide_tables(monkeypatch):
     """Tables are printed 1000 columns wide in every test, in-process and by run_cli."""
@@ -84,10 +94,12 @@ def wide_tables(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def kernel_swap(tmp_path_factory):
-    """Swap for a module of kernel-backend tests (root): what is active, or a 256 MiB
-    file set up here and torn down after the module (its record in a state folder of
-    its own, so that a setup of the machine's own is never touched)."""
+def kernel_swap(tmp_path_factory, request):
+    """Swap for a module of kernel-backend tests (root): what is active, or a file of the
+    module's SWAP_SIZE (default 256 MiB) set up here and torn down after the module (its
+    record in a state folder of its own, so that a setup of the machine's own is never
+    touched). CI runs as root on a machine without swap: this is how its paging tests
+    run there."""
     from pagelab.kernel.host import swap_devices
     from pagelab.kernel.swapfile import setup_swap, teardown_swap
 
@@ -99,7 +111,7 @@ def kernel_swap(tmp_path_factory):
     os.environ["PAGELAB_STATE_DIR"] = str(state)
     path = Path("/var/tmp") / f"pagelab-test-{os.getpid()}.swap"
     try:
-        setup_swap("256M", str(path), log=lambda _: None)
+        setup_swap(getattr(request.module, "SWAP_SIZE", "256M"), str(path), log=lambda _: None)
         yield path
     finally:
         teardown_swap(log=lambda _: None)

@@ -26,17 +26,22 @@ from pagelab.kernel.backend import run_kernel
 from pagelab.kernel.cgroups import RunCgroups
 from pagelab.kernel.controllers import LoadController, ProcView, RunView, TokenController, controllers_for
 from pagelab.kernel.controllers.token import FLOOR_BYTES
-from pagelab.kernel.host import CgroupHierarchy, memory_hierarchy, swap_devices
+from pagelab.kernel.host import CgroupHierarchy, memory_hierarchy
 from pagelab.system import load_config, read_toml
 
 ROOT = os.geteuid() == 0
 HIERARCHY = memory_hierarchy()
 WHY_NOT = ("not root: the kernel controllers need memory cgroups" if not ROOT else
-           "no memory cgroup controller on this machine" if HIERARCHY is None else
-           "no active swap (pagelab kernel setup --swap 1G)" if not swap_devices() else None)
+           "no memory cgroup controller on this machine" if HIERARCHY is None else None)
 if WHY_NOT:
     print(f"tests/test_kernel_controllers.py: kernel tests skip: {WHY_NOT}", file=sys.stderr)
-needs_root = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
+#: the swap conftest.py's kernel_swap sets up when none is active (root)
+SWAP_SIZE = "1G"
+
+
+def needs_root(test):
+    """Root, memory cgroups and swap (set up for the module if none is active)."""
+    return pytest.mark.usefixtures("paging_swap")(pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")(test))
 
 MB = 1 << 20
 LIMITS = {"hold_ns": (1 << 64) - 1, "unsuitable_ns": 5_000_000_000, "self_take_limit": 100,
