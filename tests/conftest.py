@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,11 +81,20 @@ def start_pagelab():
 @pytest.fixture
 def paging_swap(kernel_swap):
     """Active swap for a test that needs the kernel to page (`kernel_swap`), or a skip
-    saying why there is none."""
+    saying why there is none; the test holds the machine's paging to itself (a lock the
+    other pytest workers' paging tests wait for). Two such tests at once on 2 cores (the
+    gang tests beside the controllers' in CI) share one swap device: the gang case with
+    adaptive page-in was killed by the OOM killer there, at 19.8 MiB, while each module
+    alone passed."""
+    import fcntl
+
     from pagelab.kernel.host import swap_devices
 
     if not swap_devices():
         pytest.skip("no active swap, and not root to set one up (pagelab kernel setup --swap 1G)")
+    with open(Path(tempfile.gettempdir()) / "pagelab-tests-paging.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 @pytest.fixture(autouse=True)
