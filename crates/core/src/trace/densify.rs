@@ -6,8 +6,8 @@
 //! cache (762,567 pages: 24 MB), and the lookups of a batch are known in advance. With a
 //! flat table the loop can ask for the slot of the record `AHEAD` ahead
 //! while it probes this one, so the misses overlap (`hashbrown` has no way to prefetch
-//! by key). Measured on the 10 M-reference oracleGeneral benchmark trace: docs/
-//! performance.md.
+//! by key). Measured on the 10 M-reference oracleGeneral benchmark trace: README.md,
+//! "Performance".
 
 use crate::hint::prefetch;
 
