@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,6 +95,76 @@ def paging_swap(kernel_swap):
         pytest.skip("no active swap, and not root to set one up (pagelab kernel setup --swap 1G)")
     with open(Path(tempfile.gettempdir()) / "pagelab-tests-paging.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def wide_tables(monkeypatch):
+    """Tables are printed 1000 columns wide in every test, in-process and by run_cli."""
+    monkeypatch.setenv("COLUMNS", "1000")
+
+
+@contextmanager
+def paging_lock():
+    """The machine's paging to this process: paging tests, and the setup and removal of
+    the tests' swap files, take it in turn across the pytest workers. Two paging tests at
+    once on 2 cores (the gang tests beside the controllers' in CI) share the swap devices:
+    the gang case with adaptive page-in was killed by the OOM killer there, at 19.8 MiB,
+    while each module alone passed; and a swap file removed by one module while another
+    pages onto it must bring those pages back into a cgroup that has no room for them."""
+    import fcntl
+
+    with open(Path(tempfile.gettempdir()) / "pagelab-tests-paging.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+#: the tests' own swap files, in /var/tmp (another module's may be active beside ours)
+TEST_SWAP_PREFIX = "pagelab-test-"
+
+
+@pytest.fixture(scope="module")
+def kernel_swap(tmp_path_factory, request):
+    """Swap for a module of kernel-backend tests (root): the machine's own if it has
+    some, else a file of the module's SWAP_SIZE (default 256 MiB) set up here and torn
+    down after the module (its record in a state folder of its own, so that a setup of
+    the machine's own is never touched). Another module's test swap does not count: it
+    goes when that module ends (as in CI, which runs as root on a machine without swap,
+    two modules on two workers). This is how CI's paging tests run."""
+    from pagelab.kernel.host import swap_devices
+    from pagelab.kernel.swapfile import setup_swap, teardown_swap
+
+    machines = [d for d in swap_devices() if not Path(d["name"]).name.startswith(TEST_SWAP_PREFIX)]
+    if os.geteuid() != 0 or machines:
+        yield None
+        return
+    state = tmp_path_factory.mktemp("state")
+    old = os.environ.get("PAGELAB_STATE_DIR")
+    os.environ["PAGELAB_STATE_DIR"] = str(state)
+    path = Path("/var/tmp") / f"{TEST_SWAP_PREFIX}{os.getpid()}.swap"
+    try:
+        with paging_lock():
+            setup_swap(getattr(request.module, "SWAP_SIZE", "256M"), str(path), log=lambda _: None)
+        yield path
+    finally:
+        with paging_lock():
+            teardown_swap(log=lambda _: None)
+        if old is None:
+            os.environ.pop("PAGELAB_STATE_DIR", None)
+        else:
+            os.environ["PAGELAB_STATE_DIR"] = old
+        assert not path.exists()
+
+
+@pytest.fixture
+def paging_swap(kernel_swap):
+    """Active swap for a test that needs the kernel to page (`kernel_swap`), or a skip
+    saying why there is none; the test holds the machine's paging (`paging_lock`)."""
+    from pagelab.kernel.host import swap_devices
+
+    if not swap_devices():
+        pytest.skip("no active swap, and not root to set one up (pagelab kernel setup --swap 1G)")
+    with paging_lock():
         yield
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import paging_lock
+
 from pagelab.experiments import calibration as C
 from pagelab.experiments.protocol import EXPERIMENTS_DIR, load_spec, spec_variants
 from pagelab.experiments.runner import reproduce, shipped, simulated
@@ -54,10 +56,12 @@ def trimmed(tmp: Path) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def swap(kernel_swap):
-    """Swap for the module (conftest.py's kernel_swap)."""
-    return kernel_swap
+    """Swap for the module (conftest.py's kernel_swap), and the machine's paging to the
+    test (conftest.py's paging_lock)."""
+    with paging_lock():
+        yield kernel_swap
 
 
 def test_the_shipped_file_checks_and_stays_out_of_reproduce_all():

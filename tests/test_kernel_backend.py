@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Run, assert_user_error
+from conftest import Run, assert_user_error, paging_lock
 
 from pagelab import workload
 from pagelab.kernel.backend import run_kernel
@@ -46,10 +46,12 @@ def pagelab_groups():
     return [p for p in glob.glob(f"{HIERARCHY.mount}/**/pagelab-*", recursive=True) if os.path.isdir(p)]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def swap(kernel_swap):
-    """Swap for the module (conftest.py's kernel_swap)."""
-    return kernel_swap
+    """Swap for the module (conftest.py's kernel_swap), and the machine's paging to the
+    test (conftest.py's paging_lock)."""
+    with paging_lock():
+        yield kernel_swap
 
 
 def run_pagelab(*args) -> tuple:
