@@ -79,25 +79,6 @@ def start_pagelab():
                 p.communicate()
 
 
-@pytest.fixture
-def paging_swap(kernel_swap):
-    """Active swap for a test that needs the kernel to page (`kernel_swap`), or a skip
-    saying why there is none; the test holds the machine's paging to itself (a lock the
-    other pytest workers' paging tests wait for). Two such tests at once on 2 cores (the
-    gang tests beside the controllers' in CI) share one swap device: the gang case with
-    adaptive page-in was killed by the OOM killer there, at 19.8 MiB, while each module
-    alone passed."""
-    import fcntl
-
-    from pagelab.kernel.host import swap_devices
-
-    if not swap_devices():
-        pytest.skip("no active swap, and not root to set one up (pagelab kernel setup --swap 1G)")
-    with open(Path(tempfile.gettempdir()) / "pagelab-tests-paging.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
 @pytest.fixture(autouse=True)
 def wide_tables(monkeypatch):
     """Tables are printed 1000 columns wide in every test, in-process and by run_cli."""
@@ -166,38 +147,3 @@ def paging_swap(kernel_swap):
         pytest.skip("no active swap, and not root to set one up (pagelab kernel setup --swap 1G)")
     with paging_lock():
         yield
-
-
-@pytest.fixture(autouse=True)
-def wide_tables(monkeypatch):
-    """Tables are printed 1000 columns wide in every test, in-process and by run_cli."""
-    monkeypatch.setenv("COLUMNS", "1000")
-
-
-@pytest.fixture(scope="module")
-def kernel_swap(tmp_path_factory, request):
-    """Swap for a module of kernel-backend tests (root): what is active, or a file of the
-    module's SWAP_SIZE (default 256 MiB) set up here and torn down after the module (its
-    record in a state folder of its own, so that a setup of the machine's own is never
-    touched). CI runs as root on a machine without swap: this is how its paging tests
-    run there."""
-    from pagelab.kernel.host import swap_devices
-    from pagelab.kernel.swapfile import setup_swap, teardown_swap
-
-    if os.geteuid() != 0 or swap_devices():
-        yield None
-        return
-    state = tmp_path_factory.mktemp("state")
-    old = os.environ.get("PAGELAB_STATE_DIR")
-    os.environ["PAGELAB_STATE_DIR"] = str(state)
-    path = Path("/var/tmp") / f"pagelab-test-{os.getpid()}.swap"
-    try:
-        setup_swap(getattr(request.module, "SWAP_SIZE", "256M"), str(path), log=lambda _: None)
-        yield path
-    finally:
-        teardown_swap(log=lambda _: None)
-        if old is None:
-            os.environ.pop("PAGELAB_STATE_DIR", None)
-        else:
-            os.environ["PAGELAB_STATE_DIR"] = old
-        assert not path.exists()
