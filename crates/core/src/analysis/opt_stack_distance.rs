@@ -165,7 +165,7 @@ impl OptStackDistances {
             histogram: vec![0; 2],
             compulsory: 0,
         };
-        s.renumber(1 << 15);
+        s.renumber();
         s
     }
 
@@ -215,9 +215,9 @@ impl OptStackDistances {
     }
 
     /// Packs the occupied pairs (marker or live slot) to the front, in order, in a
-    /// structure of at least `capacity` pairs (a power of two).
-    fn renumber(&mut self, capacity: u32) {
-        let words = (capacity.max(PAIRS_PER_WORD) as usize).div_ceil(PAIRS_PER_WORD as usize).next_power_of_two();
+    /// structure of twice their number at least (the number of words is a power of two),
+    /// and of at least 2^15 pairs.
+    fn renumber(&mut self) {
         let occupied_in = |x: u64| (x | x >> 1) & MARKERS;
         // new index of each occupied pair: the occupied pairs before it
         let mut before = Vec::with_capacity(self.bits.len());
@@ -226,6 +226,8 @@ impl OptStackDistances {
             before.push(count);
             count += occupied_in(x).count_ones();
         }
+        let capacity = (count + 1).saturating_mul(2).max(1 << 15);
+        let words = (capacity as usize).div_ceil(PAIRS_PER_WORD as usize).next_power_of_two();
         let bits = &self.bits;
         let new_pair = |q: u32| {
             let (w, i) = ((q / PAIRS_PER_WORD) as usize, q % PAIRS_PER_WORD);
@@ -286,15 +288,15 @@ impl OptStackDistances {
         (rs, before)
     }
 
-    /// The first slot t >= `from` with R(t) <= -1 (R: the weight sum from t on), and the
-    /// least memory size with its marker before t; `rs` and `before` are the weights after
-    /// `from`'s word and the least size before it. The nodes wholly before t are the left
-    /// siblings on the way up from the word, the right siblings passed over, and the left
-    /// children passed over on the way down.
-    fn balance_point(&self, from: u32, mut rs: i32, mut before: u32) -> (u32, u32) {
+    /// The least memory size with its marker before the balance point t: the first slot
+    /// t >= `from` with R(t) <= -1 (R: the weight sum from t on). `rs` and `before` are
+    /// the weights after `from`'s word and the least size before it. The nodes wholly
+    /// before t are the left siblings on the way up from the word, the right siblings
+    /// passed over, and the left children passed over on the way down.
+    fn balance_point(&self, from: u32, mut rs: i32, mut before: u32) -> u32 {
         let w0 = (from / 64) as usize;
         if let Some(t) = self.scan_word(w0, from % 64, rs) {
-            return (t, before.min(self.sizes_below(t)));
+            return before.min(self.sizes_below(t));
         }
         before = before.min(self.tree[self.words + w0].min_size);
         // climb: right siblings in order, each with the weights to its right
@@ -316,7 +318,7 @@ impl OptStackDistances {
 
     /// `balance_point` within node `i`, `right` the weights after it, `before` the least
     /// size before it.
-    fn descend(&self, mut i: usize, mut right: i32, mut before: u32) -> (u32, u32) {
+    fn descend(&self, mut i: usize, mut right: i32, mut before: u32) -> u32 {
         while i < self.words {
             let (l, r) = (self.tree[2 * i], self.tree[2 * i + 1]);
             if l.min_suffix + right + r.sum <= -1 {
@@ -328,7 +330,7 @@ impl OptStackDistances {
             }
         }
         let t = self.scan_word(i - self.words, 0, right).expect("a slot with R = -1 in the node");
-        (t, before.min(self.sizes_below(t)))
+        before.min(self.sizes_below(t))
     }
 
     /// The leftmost slot of word `w` at or above bit `lo` with R <= -1, `right` the
@@ -369,10 +371,8 @@ impl OptStackDistances {
     /// A new pair at the end: the marker of size index `c`, then the live slot of `page`.
     fn push_pair(&mut self, c: u32, page: PageId) {
         if self.now == self.words as u32 * PAIRS_PER_WORD {
-            // out of pairs: pack the occupied ones into a structure twice their number (at least:
-            // the number of words is a power of two)
-            let occupied: u32 = self.bits.iter().map(|&x| ((x | x >> 1) & MARKERS).count_ones()).sum();
-            self.renumber((occupied + 1).saturating_mul(2).max(1 << 15));
+            // out of pairs: pack the occupied ones
+            self.renumber();
         }
         let q = self.now;
         self.now += 1;
@@ -412,14 +412,13 @@ impl OptStackDistances {
             if qa == self.top {
                 1
             } else {
-                // the first slot after the page's live slot 2qa + 1
                 // the page's live slot goes first: slots after it keep their R, and the
                 // search may start at the emptied slot (its R is now that of the slot
                 // after it, and it holds no marker)
                 let wa = (qa / PAIRS_PER_WORD) as usize;
                 self.bits[wa] &= !(2u64 << (2 * (qa % PAIRS_PER_WORD)));
                 let (rs, before) = self.refresh_and_gather(wa, self.tree[self.words + wa].min_size);
-                let (_, c) = self.balance_point(2 * qa + 1, rs, before);
+                let c = self.balance_point(2 * qa + 1, rs, before);
                 debug_assert!(c != NONE && c < self.sizes, "a size for the reference");
                 // marker c moves to the new pair
                 let old = self.marker[c as usize];
