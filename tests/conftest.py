@@ -137,6 +137,14 @@ def kernel_swap(tmp_path_factory, request):
         assert not path.exists()
 
 
+def paging_test(why_not):
+    """A decorator for a test that needs the kernel to page: it skips with `why_not`
+    (root or cgroups missing) when that is set, else it runs with `paging_swap`."""
+    def mark(test):
+        return pytest.mark.usefixtures("paging_swap")(pytest.mark.skipif(why_not is not None, reason=why_not or "")(test))
+    return mark
+
+
 @pytest.fixture
 def paging_swap(kernel_swap):
     """Active swap for a test that needs the kernel to page (`kernel_swap`), or a skip

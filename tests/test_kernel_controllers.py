@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_user_error
+from conftest import assert_user_error, paging_test
 
 from pagelab._core import PagelabError
 from pagelab.experiments.protocol import EXPERIMENTS_DIR
@@ -37,11 +37,8 @@ if WHY_NOT:
     print(f"tests/test_kernel_controllers.py: kernel tests skip: {WHY_NOT}", file=sys.stderr)
 #: the swap conftest.py's kernel_swap sets up when none is active (root)
 SWAP_SIZE = "1G"
-
-
-def needs_root(test):
-    """Root, memory cgroups and swap (set up for the module if none is active)."""
-    return pytest.mark.usefixtures("paging_swap")(pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")(test))
+#: root, memory cgroups and swap (set up for the module if none is active)
+needs_root = paging_test(WHY_NOT)
 
 MB = 1 << 20
 LIMITS = {"hold_ns": (1 << 64) - 1, "unsuitable_ns": 5_000_000_000, "self_take_limit": 100,

@@ -19,13 +19,12 @@ minutes."""
 import os
 import signal
 import statistics
-import subprocess
 import sys
 import time
 
 import pytest
 
-from conftest import assert_user_error
+from conftest import assert_user_error, paging_test
 
 from test_kernel_backend import WHY_NOT, _children, groups_of, needs_root
 
@@ -38,12 +37,9 @@ from pagelab._core import PagelabError
 
 if WHY_NOT:
     print(f"tests/test_kernel_gang.py: kernel tests skip: {WHY_NOT}", file=sys.stderr)
-
-
-def needs_swap(test):
-    """Root, memory cgroups and swap (a 256 MiB file set up for the module if none is
-    active: conftest.py's kernel_swap)."""
-    return pytest.mark.usefixtures("paging_swap")(pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")(test))
+#: root, memory cgroups and swap (a 256 MiB file set up for the module if the machine
+#: has none: conftest.py's kernel_swap)
+needs_swap = paging_test(WHY_NOT)
 
 PAGES = 3000
 #: the runner's own memory beside its region (docs/kernel-backend.md: about 3.5 MB for a scan)

@@ -273,9 +273,17 @@ def test_cli_replay_repeats_fold_or_show_as_hits(tmp_path):
     assert r.code != 0 and "--repeats" in r.err and "Traceback" not in r.err
 
 
+def test_api_replay_refuses_a_bad_repeats_value():
+    with pytest.raises(pagelab.PagelabError, match="repeats: expected 'fold' or 'hits', got 'each'"):
+        pagelab.replay(pagelab.workload("scan", pages=8, passes=2), policy="lru", frames=4, repeats="each")
+
+
 def test_cli_bench_libcachesim_needs_an_interpreter_with_it(tmp_path):
     r = run_cli("bench", "--libcachesim", str(tmp_path / "no-python"))
     assert r.code != 0 and "--libcachesim: cannot run" in r.err
+    for other in ("--sweep", "--no-commands"):
+        r = run_cli("bench", "--libcachesim", sys.executable, other)
+        assert r.code != 0 and "--libcachesim:" in r.err and other in r.err and "Traceback" not in r.err
     if importlib.util.find_spec("libcachesim") is None:
         r = run_cli("bench", "--libcachesim", sys.executable, "--refs", "1000")
         assert r.code != 0 and "cannot import libcachesim" in r.err

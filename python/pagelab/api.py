@@ -351,29 +351,32 @@ class MissRatioCurve:
         return int(self.faults[frames - 1])
 
     def to_dataframe(self):
-        import numpy as np
         import pandas as pd
 
-        frames = np.arange(1, len(self.faults) + 1, dtype=np.uint64)
-        return pd.DataFrame({"frames": frames, "faults": self.faults, "fault_ratio": self.fault_ratios()})
+        return pd.DataFrame(self._columns())
 
     def fault_ratios(self):
         """faults / references at every memory size 1 .. distinct_pages (numpy)."""
         return self.faults / max(self.references, 1)
 
+    def _columns(self) -> dict:
+        """frames, faults, fault_ratio: the columns of the DataFrame and of the CSV."""
+        import numpy as np
+
+        return {"frames": np.arange(1, len(self.faults) + 1, dtype=np.uint64), "faults": self.faults,
+                "fault_ratio": self.fault_ratios()}
+
     def write_csv(self, path) -> None:
         """The curve as CSV (frames, faults, fault_ratio), the columns of
         :meth:`to_dataframe`, written by Arrow's CSV writer: a 629,203-size curve in 0.1 s
         where pandas takes 0.6 s (the floats are the same shortest round-trip text)."""
-        import numpy as np
         import pyarrow as pa
         import pyarrow.csv as pa_csv
 
-        table = pa.table({"frames": np.arange(1, len(self.faults) + 1, dtype=np.uint64),
-                          "faults": self.faults, "fault_ratio": self.fault_ratios()})
+        columns = self._columns()
         with open(path, "wb") as f:
-            f.write(b"frames,faults,fault_ratio\n")  # Arrow would quote the names
-            pa_csv.write_csv(table, f, pa_csv.WriteOptions(include_header=False))
+            f.write((",".join(columns) + "\n").encode())  # Arrow would quote the names
+            pa_csv.write_csv(pa.table(columns), f, pa_csv.WriteOptions(include_header=False))
 
     def plot(self, title: Optional[str] = None):
         """The fault ratio at every memory size (log scale): a matplotlib Figure."""

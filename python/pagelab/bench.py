@@ -128,6 +128,8 @@ def run_sweep_bench(refs: int, pages: int, policy: str, as_json: bool) -> int:
 def run_bench(args) -> int:
     refs = parse_int(args.refs, "--refs")
     pages = parse_int(args.pages, "--pages")
+    if args.libcachesim and args.sweep:
+        raise UsageError("--libcachesim: it is timed beside the replay commands, not with --sweep")
     if args.sweep:
         policy = (args.policy or "opt").strip()
         if "," in policy or not policy:
