@@ -11,17 +11,23 @@ machine's kernel, in memory cgroups, with real swap (docs/kernel-backend.md).
   docs/kernel.md)
 """
 
-from .status import host_status
-from .swapfile import setup_swap, teardown_swap
-
 
 def __getattr__(name: str):
-    # the backend (the timed system's result types) loads on first use, so that the
-    # kernel commands' parser costs the command line nothing
+    # loaded on first use, so that importing a submodule (the command line's parser
+    # imports the probe's defaults) costs no command what it does not use
     if name == "run_kernel":
         from .backend import run_kernel
 
         return run_kernel
+    if name == "host_status":
+        from .status import host_status
+
+        return host_status
+    if name in ("setup_swap", "teardown_swap"):
+        from . import swapfile
+
+        return getattr(swapfile, name)
     raise AttributeError(f"module 'pagelab.kernel' has no attribute '{name}'")
+
 
 __all__ = ["run_kernel", "host_status", "setup_swap", "teardown_swap"]

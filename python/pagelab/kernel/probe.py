@@ -14,13 +14,9 @@ from typing import Optional
 
 from .._core import PagelabError
 from .host import swap_devices
+from .probe_sizes import PROBE_MB, PROBE_PAGES, PROBE_READS
 from .runner import find_runner
 from .swapfile import recorded_setup
-
-#: defaults: a 256 MiB file, 2,000 random reads, 20,000 pages (80 MB) for the faults
-PROBE_MB = 256
-PROBE_READS = 2000
-PROBE_PAGES = 20000
 
 
 def probe_dir() -> Path:

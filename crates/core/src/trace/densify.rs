@@ -9,7 +9,7 @@
 //! by key). Measured on the 10 M-reference oracleGeneral benchmark trace: README.md,
 //! "Performance".
 
-use crate::hint::prefetch;
+use crate::hint::{filled_huge, prefetch};
 
 /// How many records ahead `ids` asks for a slot: further than the replay loops, as a probe
 /// does little work between misses.
@@ -76,7 +76,7 @@ impl Densifier {
 
     /// Doubles the table (kept at most half full, so that probes stay short).
     fn grow(&mut self) {
-        let old = std::mem::replace(&mut self.slots, vec![FREE; 2 << self.bits]);
+        let old = std::mem::replace(&mut self.slots, filled_huge(2 << self.bits, FREE));
         self.bits += 1;
         for s in old.into_iter().filter(|s| s.id != EMPTY) {
             let i = self.find(s.pid, s.page);
@@ -85,27 +85,34 @@ impl Densifier {
     }
 
     /// Dense id of (pid, page), assigning the next id on first sight.
-    #[inline]
+    #[inline(always)]
     pub fn id(&mut self, pid: u32, page: u64) -> PageId {
         if let Some((key, id)) = self.last {
             if key == (pid, page) {
                 return id;
             }
         }
-        let mut i = self.find(pid, page);
-        let id = if self.slots[i].id != EMPTY {
-            self.slots[i].id
-        } else {
-            if 2 * (self.len as usize + 1) > self.slots.len() {
-                self.grow();
-                i = self.find(pid, page);
-            }
-            let id = self.len;
-            self.slots[i] = Slot { page, pid, id };
-            self.len += 1;
-            id
+        let i = self.find(pid, page);
+        let id = match self.slots[i].id {
+            EMPTY => self.insert(i, pid, page),
+            id => id,
         };
         self.last = Some(((pid, page), id));
+        id
+    }
+
+    /// Assigns the next id to (pid, page), whose free slot is `i`: once per page, so kept
+    /// out of the lookup loop.
+    #[cold]
+    #[inline(never)]
+    fn insert(&mut self, mut i: usize, pid: u32, page: u64) -> PageId {
+        if 2 * (self.len as usize + 1) > self.slots.len() {
+            self.grow();
+            i = self.find(pid, page);
+        }
+        let id = self.len;
+        self.slots[i] = Slot { page, pid, id };
+        self.len += 1;
         id
     }
 

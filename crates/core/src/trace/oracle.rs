@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::input::{le64, open_file, open_stream, resolve_page_size, Chunks, Folder};
 use super::writer::{Sink, TraceWriter};
-use super::{AccessKind, RefBatch, RefSource, Reference, SourceMeta, BATCH_RECORDS};
+use super::{AccessKind, RefBatch, RefSource, SourceMeta, BATCH_RECORDS};
 use crate::error::Position;
 use crate::{Error, Result};
 
@@ -76,14 +76,12 @@ impl RefSource for OracleSource {
                 }
             }
             let c = &mut self.chunks;
-            let d = &c.buf[c.pos..c.end];
-            let mut p = 0;
-            while d.len() - p >= RECORD && batch.len() < BATCH_RECORDS {
-                let obj = le64(d, p + 4);
-                self.folder.push(Reference { pid: 0, page: obj >> self.shift, kind: AccessKind::Read, repeat: 1, gap: 0 }, batch);
-                p += RECORD;
-            }
-            c.pos += p;
+            // at most the records a batch has room for (each at most one batch entry)
+            let n = (c.avail() / RECORD).min(BATCH_RECORDS - batch.len());
+            let shift = self.shift;
+            let records = c.buf[c.pos..c.pos + n * RECORD].chunks_exact(RECORD);
+            self.folder.push_reads(0, records.map(|r| le64(r, 4) >> shift), batch);
+            c.pos += n * RECORD;
         }
         Ok(self.folder.assign_ids(batch))
     }

@@ -118,7 +118,7 @@ impl RefBatch {
         self.repeat.clear();
         self.gap.clear();
     }
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, id: PageId, r: &Reference) {
         self.id.push(id);
         self.pid.push(r.pid);
