@@ -16,7 +16,7 @@
 //! REPLACE in `select_victim` (which the caller calls only when memory is full), and the
 //! placement of the page (T2 after a ghost hit, else T1) in `on_insert`.
 
-use super::{PageList, ReplacementPolicy};
+use super::{PageLists, ReplacementPolicy};
 use crate::trace::PageId;
 
 const NONE: u8 = 0;
@@ -32,12 +32,8 @@ pub struct ArcCache {
     p: f64,
     /// p moves by real steps (libCacheSim) rather than whole ones.
     fractional_p: bool,
-    t1: PageList,
-    t2: PageList,
-    b1: PageList,
-    b2: PageList,
-    /// Which list each page is on.
-    list: Vec<u8>,
+    /// T1, T2, B1 and B2, one link array for the four (a page is on one at most).
+    lists: PageLists<4>,
     /// The list the missing page was found on (a ghost list, or NONE) until it is
     /// inserted; REPLACE's tie rule looks at it.
     missing_from: u8,
@@ -57,41 +53,23 @@ impl ArcCache {
             c: frames.max(1) as usize,
             p: 0.0,
             fractional_p,
-            t1: PageList::default(),
-            t2: PageList::default(),
-            b1: PageList::default(),
-            b2: PageList::default(),
-            list: Vec::new(),
+            lists: PageLists::default(),
             missing_from: NONE,
             drop_t1: false,
         }
     }
 
-    fn list_of(&mut self, l: u8) -> &mut PageList {
-        match l {
-            T1 => &mut self.t1,
-            T2 => &mut self.t2,
-            B1 => &mut self.b1,
-            _ => &mut self.b2,
-        }
-    }
-
     fn remove(&mut self, page: PageId) {
-        let l = self.list[page as usize];
-        if l != NONE {
-            self.list_of(l).unlink(page);
-            self.list[page as usize] = NONE;
-        }
+        self.lists.remove(page);
     }
 
     fn push(&mut self, page: PageId, l: u8) {
-        self.list_of(l).push_front(page);
-        self.list[page as usize] = l;
+        self.lists.push_front(l, page);
     }
 
     /// Forgets the least recently used page of ghost list `l`.
     fn drop_lru(&mut self, l: u8) {
-        if let Some(page) = self.list_of(l).tail() {
+        if let Some(page) = self.lists.tail(l) {
             self.remove(page);
         }
     }
@@ -108,7 +86,8 @@ impl ArcCache {
 
     #[cfg(test)]
     fn sizes(&self) -> (usize, usize, usize, usize, usize) {
-        (self.t1.len(), self.t2.len(), self.b1.len(), self.b2.len(), self.p as usize)
+        let l = &self.lists;
+        (l.len(T1), l.len(T2), l.len(B1), l.len(B2), self.p as usize)
     }
 }
 
@@ -118,12 +97,7 @@ impl ReplacementPolicy for ArcCache {
     }
 
     fn reserve_pages(&mut self, pages: usize) {
-        for l in [&mut self.t1, &mut self.t2, &mut self.b1, &mut self.b2] {
-            l.reserve_pages(pages);
-        }
-        if pages > self.list.len() {
-            self.list.resize(pages, NONE);
-        }
+        self.lists.reserve_pages(pages);
     }
 
     /// Case I: a hit moves the page to the MRU end of T2.
@@ -135,8 +109,8 @@ impl ReplacementPolicy for ArcCache {
 
     /// Cases II-IV before the victim is chosen.
     fn on_miss(&mut self, page: PageId, _time: u64) {
-        let (b1, b2) = (self.b1.len(), self.b2.len());
-        self.missing_from = self.list[page as usize];
+        let (b1, b2) = (self.lists.len(B1), self.lists.len(B2));
+        self.missing_from = self.lists.list_of(page);
         self.drop_t1 = false;
         match self.missing_from {
             // II: a recency miss; grow T1's target
@@ -144,7 +118,7 @@ impl ReplacementPolicy for ArcCache {
             // III: a frequency miss; shrink it
             B2 => self.p = (self.p - self.step(b1, b2)).max(0.0),
             _ => {
-                let (t1, t2) = (self.t1.len(), self.t2.len());
+                let (t1, t2) = (self.lists.len(T1), self.lists.len(T2));
                 if t1 + b1 == self.c {
                     // IV(A)
                     if t1 < self.c {
@@ -163,18 +137,18 @@ impl ReplacementPolicy for ArcCache {
     /// REPLACE(x, p): T1's LRU page to B1 if T1 exceeds its target (or meets it on a B2
     /// miss), else T2's LRU page to B2.
     fn select_victim(&mut self, _time: u64) -> PageId {
-        let t1 = self.t1.len();
+        let t1 = self.lists.len(T1);
         let t1f = t1 as f64;
-        let from_t1 = t1 >= 1 && (t1f > self.p || (self.missing_from == B2 && t1f == self.p) || self.t2.is_empty());
+        let from_t1 = t1 >= 1 && (t1f > self.p || (self.missing_from == B2 && t1f == self.p) || self.lists.is_empty(T2));
         if from_t1 {
-            let victim = self.t1.tail().expect("a resident page");
+            let victim = self.lists.tail(T1).expect("a resident page");
             self.remove(victim);
             if !std::mem::take(&mut self.drop_t1) {
                 self.push(victim, B1);
             }
             victim
         } else {
-            let victim = self.t2.tail().expect("a resident page");
+            let victim = self.lists.tail(T2).expect("a resident page");
             self.remove(victim);
             self.push(victim, B2);
             victim
@@ -188,7 +162,7 @@ impl ReplacementPolicy for ArcCache {
     }
 
     fn on_remove(&mut self, page: PageId) {
-        if matches!(self.list[page as usize], T1 | T2) {
+        if matches!(self.lists.list_of(page), T1 | T2) {
             self.remove(page);
         }
     }
@@ -196,9 +170,7 @@ impl ReplacementPolicy for ArcCache {
     /// A hit reads the page's list tag and its links in T1 or T2.
     #[inline(always)]
     fn prefetch(&self, page: PageId) {
-        crate::hint::prefetch(&self.list, page as usize);
-        self.t1.prefetch(page);
-        self.t2.prefetch(page);
+        self.lists.prefetch(page);
     }
 }
 
@@ -265,13 +237,13 @@ mod tests {
         // 0..4 fill T1; 0 again moves to T2; 4 pushes T1's LRU page 1 into B1
         checked(&mut arc, 4, &[0, 1, 2, 3, 0, 4]);
         assert_eq!(arc.sizes(), (3, 1, 1, 0, 0));
-        assert_eq!(arc.list[1], B1);
+        assert_eq!(arc.lists.list_of(1), B1);
         arc.on_miss(1, 6);
         assert_eq!(arc.p, 1.0);
         // REPLACE: |T1| = 3 > p: T1's LRU page (2) goes to B1; 1 comes back into T2
         assert_eq!(arc.select_victim(6), 2);
         arc.on_insert(1, 6);
-        assert_eq!((arc.list[1], arc.list[2]), (T2, B1));
+        assert_eq!((arc.lists.list_of(1), arc.lists.list_of(2)), (T2, B1));
         assert_eq!(arc.sizes(), (2, 2, 1, 0, 1));
     }
 
@@ -296,6 +268,6 @@ mod tests {
         assert_eq!(checked(&mut ArcCache::with_p(5, true), 5, &stream), 14);
         let mut real = ArcCache::with_p(5, true);
         crate::policy::testing::drive(&mut real, 5, &stream[..18], |_, _, _| {});
-        assert_eq!((real.p, real.t1.len()), (2.5, 2));
+        assert_eq!((real.p, real.lists.len(T1)), (2.5, 2));
     }
 }

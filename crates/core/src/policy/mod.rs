@@ -38,7 +38,7 @@ pub use clock::Clock;
 pub use clock_pro::{ClockPro, ClockProParams};
 pub use eelru::Eelru;
 pub use fifo::Fifo;
-pub use list::PageList;
+pub use list::{PageList, PageLists};
 pub use lfu::Lfu;
 pub use lirs::{Lirs, LirsParams};
 pub use lru::Lru;
