@@ -28,7 +28,7 @@
 use std::sync::Arc;
 
 use crate::hint::{prefetch, PREFETCH_DISTANCE};
-use crate::policy::{build, next_use_times, PolicyKind, NEVER};
+use crate::policy::{build, Future, PolicyKind, NEVER};
 use crate::stream::for_each_batch;
 use crate::trace::{AccessKind, PageId, Progress, RefSource};
 use crate::{Error, Result};
@@ -366,7 +366,7 @@ fn end(out: &mut FaultParameters, pages: &mut [PageState], victim: PageId, at: S
 }
 
 /// OPT's pre-pass: the next-use time of every record, as the replay computes them.
-fn future_pass(open: &dyn Fn() -> Result<Box<dyn RefSource>>, progress: Progress) -> Result<Vec<u32>> {
+fn future_pass(open: &dyn Fn() -> Result<Box<dyn RefSource>>, progress: Progress) -> Result<Future> {
     let mut src = open()?;
     let mut ids: Vec<PageId> = Vec::new();
     let mut kinds: Vec<AccessKind> = Vec::new();
@@ -380,7 +380,7 @@ fn future_pass(open: &dyn Fn() -> Result<Box<dyn RefSource>>, progress: Progress
         pages = distinct;
         Ok(())
     })?;
-    Ok(next_use_times(&ids, &kinds, pages))
+    Ok(Future::new(Arc::new(ids), &kinds, pages))
 }
 
 #[cfg(test)]

@@ -43,7 +43,7 @@ pub use lfu::Lfu;
 pub use lirs::{Lirs, LirsParams};
 pub use lru::Lru;
 pub use mru::Mru;
-pub use opt::{next_use_times, Opt, NEVER};
+pub use opt::{next_use_times, Future, Opt, TimeSet, NEVER};
 pub use random::RandomPolicy;
 pub use two_q::TwoQ;
 pub use working_set::WorkingSet;
@@ -126,7 +126,7 @@ pub trait ReplacementPolicy: Send {
 
 /// Evaluates `$body` with `$p` bound to a new policy of kind `$kind` for `$frames`
 /// frames, each arm with its concrete type (static dispatch inside `$body`). OPT takes
-/// its next-use times from `$next_use` (`Option<&Arc<Vec<u32>>>`), which must be given
+/// the stream's future from `$next_use` (`Option<&Arc<Future>>`), which must be given
 /// for it.
 #[macro_export]
 macro_rules! with_policy {
@@ -153,7 +153,7 @@ macro_rules! with_policy {
             PolicyKind::LastDynamic { threshold, rule } => { let $p = Predictive::new(LastDynamic::new(threshold, rule), frames); $body }
             PolicyKind::DpApprox { a } => { let $p = Predictive::new(DpApprox::new(a), frames); $body }
             PolicyKind::Opt => {
-                let next: Option<&std::sync::Arc<Vec<u32>>> = $next_use;
+                let next: Option<&std::sync::Arc<Future>> = $next_use;
                 let $p = Opt::new(next.expect("OPT needs its next-use pre-pass").clone());
                 $body
             }
@@ -163,7 +163,7 @@ macro_rules! with_policy {
 
 /// A new policy of `kind` behind a trait object, for callers that are not per-reference
 /// hot loops (analyses, the timed system's reclaim).
-pub fn build(kind: PolicyKind, frames: u32, seed: u64, next_use: Option<&std::sync::Arc<Vec<u32>>>) -> Box<dyn ReplacementPolicy> {
+pub fn build(kind: PolicyKind, frames: u32, seed: u64, next_use: Option<&std::sync::Arc<Future>>) -> Box<dyn ReplacementPolicy> {
     crate::with_policy!(kind, frames, seed, next_use, |p| Box::new(p) as Box<dyn ReplacementPolicy>)
 }
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::policy::{next_use_times, PolicyKind, Repeats, NEVER};
+use crate::policy::{Future, PolicyKind, Repeats, NEVER};
 use crate::stream::for_each_batch;
 use crate::trace::{AccessKind, PageId, Progress, RefSource, BATCH_RECORDS};
 use crate::{Error, Result};
@@ -86,7 +86,8 @@ impl ReplayConfig {
 /// The stream held in memory: what the OPT pre-pass reads anyway, kept so that the
 /// replay runs from memory instead of decoding the source a second time.
 struct Recorded {
-    ids: Vec<PageId>,
+    /// Shared with OPT's future.
+    ids: Arc<Vec<PageId>>,
     kinds: Vec<AccessKind>,
     /// Virtual page numbers, only when a policy needs them.
     vpages: Vec<u64>,
@@ -98,12 +99,13 @@ struct Recorded {
 
 /// Reads the whole stream into memory (5 bytes per record, 13 with `vpages`).
 fn record(src: &mut dyn RefSource, vpages: bool, repeats: bool, progress: Progress) -> Result<Recorded> {
-    let mut rec = Recorded { ids: Vec::new(), kinds: Vec::new(), vpages: Vec::new(), repeats: Vec::new(), references: 0, distinct_pages: 0 };
+    let mut rec = Recorded { ids: Arc::default(), kinds: Vec::new(), vpages: Vec::new(), repeats: Vec::new(), references: 0, distinct_pages: 0 };
+    let mut ids = Vec::new();
     for_each_batch(src, progress, |batch, distinct| {
-        if rec.ids.len() + batch.len() >= NEVER as usize {
+        if ids.len() + batch.len() >= NEVER as usize {
             return Err(Error::invalid("opt", format!("the stream has more than {} records, the most OPT handles", NEVER - 1)));
         }
-        rec.ids.extend_from_slice(&batch.id);
+        ids.extend_from_slice(&batch.id);
         rec.kinds.extend_from_slice(&batch.kind);
         if vpages {
             rec.vpages.extend_from_slice(&batch.page);
@@ -115,6 +117,7 @@ fn record(src: &mut dyn RefSource, vpages: bool, repeats: bool, progress: Progre
         rec.distinct_pages = distinct;
         Ok(())
     })?;
+    rec.ids = Arc::new(ids);
     Ok(rec)
 }
 
@@ -135,7 +138,7 @@ fn run_all(sims: &mut [Box<dyn Simulate>], r: &Records, pages: usize, time: u64)
 }
 
 /// One simulation of `policy` on `frames` frames.
-fn simulation(policy: PolicyKind, frames: u32, cfg: &ReplayConfig, next_use: Option<&Arc<Vec<u32>>>) -> Box<dyn Simulate> {
+fn simulation(policy: PolicyKind, frames: u32, cfg: &ReplayConfig, next_use: Option<&Arc<Future>>) -> Box<dyn Simulate> {
     let repeats = policy.repeats(cfg.repeats);
     crate::with_policy!(policy, frames, cfg.seed, next_use, |p| Box::new(PoolSimulation::new(p, frames).with_repeats(repeats)))
 }
@@ -189,7 +192,7 @@ fn replay_each(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig
     } else {
         None
     };
-    let next_use = recorded.as_ref().map(|r| Arc::new(next_use_times(&r.ids, &r.kinds, r.distinct_pages)));
+    let next_use = recorded.as_ref().map(|r| Arc::new(Future::new(r.ids.clone(), &r.kinds, r.distinct_pages)));
     let mut sims: Vec<Box<dyn Simulate>> = Vec::new();
     let mut labels = Vec::new();
     for &policy in &cfg.policies {
