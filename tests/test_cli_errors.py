@@ -144,3 +144,34 @@ def test_python_api_raises_pagelab_error():
         pagelab.replay(pagelab.workload("scan"), policy="lru", frames=[0])
     with pytest.raises(pagelab.PagelabError):
         pagelab.Trace.open("/nonexistent/trace.plt")
+
+
+def _help_of(parser, *path):
+    """The help text of the (sub)command at ``path`` of ``parser``."""
+    import argparse
+
+    for name in path:
+        action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = action.choices[name]
+    return parser.format_help()
+
+
+def test_a_command_alone_parses_as_among_all():
+    """The parser of one command (what `main` builds for it) is that command's parser
+    of the whole command line: the same help for every command and subcommand."""
+    from pagelab.cli import COMMANDS, build_parser, command_of
+
+    whole = build_parser()
+    for name in COMMANDS:
+        alone = build_parser(name)
+        assert _help_of(alone, name) == _help_of(whole, name), name
+        for sub in ("info", "build", "list", "faults", "status"):
+            try:
+                want = _help_of(whole, name, sub)
+            except (StopIteration, KeyError):
+                continue
+            assert _help_of(alone, name, sub) == want, (name, sub)
+    # the command is the first argument that is not an option; help first needs them all
+    assert command_of(["--no-progress", "replay", "--trace", "t"]) == "replay"
+    assert command_of(["--help", "replay"]) is None
+    assert command_of(["nosuch"]) is None and command_of([]) is None and command_of(["--version"]) is None

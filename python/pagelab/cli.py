@@ -21,6 +21,7 @@ from .arguments import (BINARY_SUFFIXES, UsageError, parse_fraction, parse_int, 
                         parse_seed, parse_workers)
 from .console import print_table
 from .files import atomic_path, check_not_dangling, write_text
+from .kernel_cli import add_kernel_parser
 from .progress import ProgressBar
 from .version import version_line
 
@@ -512,12 +513,7 @@ def cmd_demo(args) -> int:
 
 # ---------------------------------------------------------------- parser
 
-def build_parser() -> argparse.ArgumentParser:
-    p = Parser(prog="pagelab", description="A laboratory for virtual-memory paging.")
-    p.add_argument("--version", action=VersionAction, help="print the version and the git commit, and exit")
-    add_progress_args(p, None)
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-
+def _add_trace(sub) -> None:
     trace = sub.add_parser("trace", help="inspect, convert and capture traces")
     tsub = trace.add_subparsers(dest="trace_command", metavar="SUBCOMMAND", parser_class=Parser)
     info = tsub.add_parser("info", help="references, pages, footprint, processes, kind mix")
@@ -542,7 +538,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="leave out instruction fetches (lackey's I lines): loads, stores and modifies only")
     cap.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS...")
     cap.set_defaults(func=cmd_trace_capture)
+    # without its subcommand, the group's help, not the top level's
+    trace.set_defaults(help_parser=trace)
 
+
+def _add_suite(sub) -> None:
     st = sub.add_parser("suite", help="the real-program suite: Debian programs captured once under Valgrind",
                         description="Real programs (hpcc, gzip, bzip2, xz, gcc, sqlite3, sort) run on inputs "
                                     "generated from a seed and captured once each, data references only, into "
@@ -558,7 +558,11 @@ def build_parser() -> argparse.ArgumentParser:
     sl = ssub.add_parser("list", help="the members, built or not, with their size and capture time")
     sl.add_argument("--json", action="store_true", help="machine-readable output")
     sl.set_defaults(func=cmd_suite_list)
+    # without its subcommand, the group's help, not the top level's
+    st.set_defaults(help_parser=st)
 
+
+def _add_workload(sub) -> None:
     wl = sub.add_parser("workload", help="list and emit built-in workloads")
     wsub = wl.add_subparsers(dest="workload_command", metavar="SUBCOMMAND", parser_class=Parser)
     wlist = wsub.add_parser("list", help="the built-in workloads and their parameters")
@@ -572,7 +576,11 @@ def build_parser() -> argparse.ArgumentParser:
     emit.add_argument("--page-size", help="page size in bytes (default 4096)")
     emit.add_argument("--seed", default="0")
     emit.set_defaults(func=cmd_workload_emit)
+    # without its subcommand, the group's help, not the top level's
+    wl.set_defaults(help_parser=wl)
 
+
+def _add_replay(sub) -> None:
     rp = sub.add_parser("replay", help="fault counts per policy and memory size")
     add_source_args(rp)
     rp.add_argument("--policy", default="lru",
@@ -588,6 +596,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--csv", help="also write the table to this CSV file")
     rp.set_defaults(func=cmd_replay)
 
+
+def _add_mrc(sub) -> None:
     mr = sub.add_parser("mrc", help="exact LRU or OPT fault curve for every memory size, in one pass (Mattson)")
     add_source_args(mr)
     mr.add_argument("--policy", default="lru", choices=["lru", "opt"],
@@ -596,6 +606,8 @@ def build_parser() -> argparse.ArgumentParser:
     mr.add_argument("--plot", help="figure (default: the CSV name with .png)")
     mr.set_defaults(func=cmd_mrc)
 
+
+def _add_analyze(sub) -> None:
     an = sub.add_parser("analyze", help="analyses of a reference stream under a policy")
     asub = an.add_subparsers(dest="analyze_command", metavar="SUBCOMMAND", parser_class=Parser)
     af = asub.add_parser("faults", help="fault parameters L, D, W, R, F per residency (predictive-replacement.txt)",
@@ -615,7 +627,11 @@ def build_parser() -> argparse.ArgumentParser:
     af.add_argument("--out", required=True, metavar="DIR", help="output directory")
     af.add_argument("--pages", default="2", metavar="K", help="pages per source in the L-over-time figure (default 2)")
     af.set_defaults(func=cmd_analyze_faults)
+    # without its subcommand, the group's help, not the top level's
+    an.set_defaults(help_parser=an)
 
+
+def _add_bench(sub) -> None:
     bench = sub.add_parser("bench", help="whole-program replay throughput on a Zipf trace")
     bench.add_argument("--refs", default="10000000", help="references (default 10M)")
     bench.add_argument("--pages", default="750000", help="distinct pages (default 750k)")
@@ -638,6 +654,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "--refs/--pages size the trace)")
     bench.set_defaults(func=cmd_bench)
 
+
+def _add_sweep(sub) -> None:
     sw = sub.add_parser("sweep", help="run a grid of replay or timed-system configurations (docs/sweeps.md)",
                         description="Runs every point of SPEC not yet in the results store, on a local Dask "
                                     "cluster (one worker process per core) or on an existing Dask cluster; "
@@ -652,6 +670,8 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--points-per-task", metavar="N", help="points per task, and per replay pass (default: automatic; 1: every point alone)")
     sw.set_defaults(func=cmd_sweep)
 
+
+def _add_results(sub) -> None:
     rs = sub.add_parser("results", help="list and merge the points of a sweep's results store")
     rs.add_argument("dir", metavar="DIR", help="results store of 'pagelab sweep'")
     rs.add_argument("--csv", metavar="FILE", help="write the merged table as CSV")
@@ -659,6 +679,8 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--limit", metavar="N", help="rows to print (default 40)")
     rs.set_defaults(func=cmd_results)
 
+
+def _add_run(sub) -> None:
     run = sub.add_parser("run", help="run a timed multiprogrammed system from a TOML configuration")
     run.add_argument("config", help="configuration file (docs/system-config.md)")
     run.add_argument("--out", help="output directory (default results/run-<config name>)")
@@ -668,10 +690,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                           "file's backend key")
     run.set_defaults(func=cmd_run)
 
-    from .kernel_cli import add_kernel_parser
 
-    add_kernel_parser(sub)
-
+def _add_reproduce(sub) -> None:
     rep = sub.add_parser("reproduce", help="reproduce a paper's experiment: its claim ledger, tables, figures, report",
                          description="Runs an experiment (a shipped one by name, a file of your own by path, or "
                                      "'all' of them as one run) through the sweep executor: in parallel, each "
@@ -694,6 +714,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                           "results/<experiment>-kernel")
     rep.set_defaults(func=cmd_reproduce)
 
+
+def _add_report(sub) -> None:
     rpt = sub.add_parser("report", help="rebuild the HTML report of `pagelab reproduce` results, running nothing")
     rpt.add_argument("dir", metavar="DIR", help="an output directory of `pagelab reproduce NAME` (DIR/report.html) "
                                                 "or of `reproduce all` (a report per experiment and DIR/index.html)")
@@ -701,17 +723,58 @@ def build_parser() -> argparse.ArgumentParser:
                                                       "'Reproduced results' section (README.md)")
     rpt.set_defaults(func=cmd_report)
 
+
+def _add_demo(sub) -> None:
     demo = sub.add_parser("demo", help="replay built-in workloads under every policy; table, figures, JSON")
     demo.add_argument("--out", default="results/demo", help="output directory (default results/demo)")
     demo.set_defaults(func=cmd_demo)
 
-    # a command group without its subcommand shows the group's help, not the top level's
-    for group in (trace, st, wl, an):
-        group.set_defaults(help_parser=group)
+
+#: the commands, in the order of the help, each with the function that adds its parser
+COMMANDS = {
+    "trace": _add_trace,
+    "suite": _add_suite,
+    "workload": _add_workload,
+    "replay": _add_replay,
+    "mrc": _add_mrc,
+    "analyze": _add_analyze,
+    "bench": _add_bench,
+    "sweep": _add_sweep,
+    "results": _add_results,
+    "run": _add_run,
+    "kernel": add_kernel_parser,
+    "reproduce": _add_reproduce,
+    "report": _add_report,
+    "demo": _add_demo,
+}
+
+
+def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """The command line's parser; with `command`, one that knows only that command
+    (building every command's arguments cost each command 15 ms of its start)."""
+    p = Parser(prog="pagelab", description="A laboratory for virtual-memory paging.")
+    p.add_argument("--version", action=VersionAction, help="print the version and the git commit, and exit")
+    add_progress_args(p, None)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for name, add in COMMANDS.items():
+        if command is None or name == command:
+            add(sub)
     # --progress/--no-progress also after the command (pagelab replay ... --no-progress)
-    for command in _all_parsers(sub):
-        add_progress_args(command, argparse.SUPPRESS)
+    for parser in _all_parsers(sub):
+        add_progress_args(parser, argparse.SUPPRESS)
     return p
+
+
+def command_of(argv: List[str]) -> Optional[str]:
+    """The command `argv` names, or None when it names none or asks for the top level's
+    help first (then the parser must know every command). The top level's options take
+    no value, so the command is the first argument that is not an option."""
+    for a in argv:
+        if a in ("-h", "--help"):
+            return None
+        if not a.startswith("-"):
+            return a if a in COMMANDS else None
+    return None
 
 
 def add_progress_args(p: argparse.ArgumentParser, default) -> None:
@@ -739,7 +802,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     # numpy call and steal a core from the engine's reader thread (seen with perf on a
     # 2-core machine). Must be set before numpy is first imported; a user's own setting wins.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(command_of(argv))
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):

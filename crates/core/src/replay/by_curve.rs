@@ -21,11 +21,12 @@ use super::ReplayResult;
 
 /// Replays asking for at least this many sizes of LRU use its curve.
 pub const CURVE_MIN_SIZES: usize = 3;
-/// The same for OPT, whose one pass costs about 5 OPT replays in process. Whole
+/// The same for OPT, whose one pass costs about 6 OPT replays in process. Whole
 /// `pagelab replay --policy opt` commands on the 10 M-reference oracleGeneral benchmark
-/// trace, 2 cores (the sizes of a replay run in parallel): 12 sizes one by one 2.97 s,
-/// from the curve 3.31 s whatever the number; they cross at about 14.
-pub const OPT_CURVE_MIN_SIZES: usize = 14;
+/// trace, 2 cores (the sizes of a replay run in parallel), with OPT's replay on a set of
+/// times: 4 sizes one by one 0.88 s, 12 sizes 1.87 s (0.12 s a size more), 21 sizes
+/// 3.13 s; from the curve 3.16 s (22 sizes: 3.15 s) whatever the number; they cross at about 22.
+pub const OPT_CURVE_MIN_SIZES: usize = 22;
 
 /// Whether `policy` at `sizes` sizes is replayed from its curve.
 pub fn uses_curve(policy: PolicyKind, sizes: usize) -> bool {
