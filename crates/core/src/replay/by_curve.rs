@@ -21,7 +21,7 @@ use super::ReplayResult;
 
 /// Replays asking for at least this many sizes of LRU use its curve.
 pub const CURVE_MIN_SIZES: usize = 3;
-/// The same for OPT, whose one pass costs about 6 OPT replays in process. Whole
+/// The same for OPT, whose one pass costs about 7 OPT replays in process. Whole
 /// `pagelab replay --policy opt` commands on the 10 M-reference oracleGeneral benchmark
 /// trace, 2 cores (the sizes of a replay run in parallel), with OPT's replay on a set of
 /// times: 4 sizes one by one 0.88 s, 12 sizes 1.87 s (0.12 s a size more), 21 sizes
