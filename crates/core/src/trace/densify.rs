@@ -30,15 +30,15 @@ struct Slot {
 
 const FREE: Slot = Slot { page: 0, pid: 0, id: EMPTY };
 
-/// Assigns dense ids in first-touch order. One lookup per *record* (not per reference),
-/// and a one-entry cache in front of it for runs of the same page.
+/// Assigns dense ids in first-touch order. One lookup per *record* (not per reference:
+/// the sources fold a run of one page into one record, so a one-entry cache in front of
+/// the table, which this had, saved nothing and cost a 24-byte store per record).
 #[derive(Debug)]
 pub struct Densifier {
     slots: Vec<Slot>,
     /// log2 of the number of slots.
     bits: u32,
     len: u32,
-    last: Option<((u32, u64), PageId)>,
 }
 
 impl Default for Densifier {
@@ -57,7 +57,7 @@ fn hash(pid: u32, page: u64, bits: u32) -> usize {
 
 impl Densifier {
     pub fn new() -> Self {
-        Densifier { slots: vec![FREE; 1 << 10], bits: 10, len: 0, last: None }
+        Densifier { slots: vec![FREE; 1 << 10], bits: 10, len: 0 }
     }
 
     /// The slot of (pid, page): its entry, or the free slot where it would go.
@@ -87,18 +87,11 @@ impl Densifier {
     /// Dense id of (pid, page), assigning the next id on first sight.
     #[inline(always)]
     pub fn id(&mut self, pid: u32, page: u64) -> PageId {
-        if let Some((key, id)) = self.last {
-            if key == (pid, page) {
-                return id;
-            }
-        }
         let i = self.find(pid, page);
-        let id = match self.slots[i].id {
+        match self.slots[i].id {
             EMPTY => self.insert(i, pid, page),
             id => id,
-        };
-        self.last = Some(((pid, page), id));
-        id
+        }
     }
 
     /// Assigns the next id to (pid, page), whose free slot is `i`: once per page, so kept
