@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import run_cli
+from conftest import assert_user_error, run_cli
 
 import pagelab
 
@@ -287,3 +287,76 @@ def test_cli_bench_libcachesim_needs_an_interpreter_with_it(tmp_path):
     if importlib.util.find_spec("libcachesim") is None:
         r = run_cli("bench", "--libcachesim", sys.executable, "--refs", "1000")
         assert r.code != 0 and "cannot import libcachesim" in r.err
+
+
+#: a stand-in for libCacheSim's Python package, as much of it as `pagelab bench
+#: --libcachesim` uses: its readers (oracleGeneral; CSV with a header and the object id
+#: in a given field) and LRU and FIFO counting a miss per request
+FAKE_LIBCACHESIM = '''
+import collections, struct
+
+class TraceType:
+    ORACLE_GENERAL_TRACE = "oracle"
+    CSV_TRACE = "csv"
+
+class ReaderInitParam:
+    def __init__(self, ignore_obj_size=False, has_header=False, has_header_set=False, delimiter=","):
+        self.has_header, self.delimiter, self.obj_id_field = has_header, delimiter, 1
+
+class TraceReader:
+    def __init__(self, trace, trace_type, reader_init_params):
+        self.trace, self.kind, self.params = trace, trace_type, reader_init_params
+
+    def ids(self):
+        if self.kind == TraceType.ORACLE_GENERAL_TRACE:
+            data = open(self.trace, "rb").read()
+            return [struct.unpack_from("<Q", data, at + 4)[0] for at in range(0, len(data), 24)]
+        lines = open(self.trace).read().splitlines()[1 if self.params.has_header else 0:]
+        return [int(l.split(self.params.delimiter)[self.params.obj_id_field - 1]) for l in lines]
+
+class _Cache:
+    def __init__(self, cache_size):
+        self.size = cache_size
+
+    def process_trace(self, reader):
+        ids, held, misses = reader.ids(), collections.OrderedDict(), 0
+        for i in ids:
+            if i in held:
+                if self.lru:
+                    held.move_to_end(i)
+                continue
+            misses += 1
+            if len(held) == self.size:
+                held.popitem(last=False)
+            held[i] = True
+        return [misses / len(ids), 0.0]
+
+class LRU(_Cache):
+    lru = True
+
+class FIFO(_Cache):
+    lru = False
+'''
+
+
+def test_cli_bench_beside_libcachesim_on_the_oracle_and_the_request_csv(tmp_path):
+    """`bench --libcachesim` times pagelab and libCacheSim on the same oracleGeneral file
+    and on one CSV of a request a line, and compares their faults: with a stand-in for
+    libCacheSim that counts LRU and FIFO misses per request, they are the same."""
+    fake = tmp_path / "fake" / "libcachesim"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text(FAKE_LIBCACHESIM)
+    r = run_cli("bench", "--refs", "3000", "--pages", "400", "--frames", "50", "--policy", "lru,fifo",
+                "--libcachesim", sys.executable, "--repeat", "1", "--json",
+                env={"PYTHONPATH": str(tmp_path / "fake")})
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    for table in ("libcachesim", "libcachesim_csv"):
+        assert set(out[table]) == {"lru", "fifo"}, out[table]
+        for policy, entry in out[table].items():
+            assert entry["faults"] == entry["pagelab_faults"] > 0, (table, policy, entry)
+    assert {"request-csv/lru", "request-csv/fifo"} <= set(out["commands"])
+    # a policy the stand-in lacks: one line naming libCacheSim's class and what it said
+    r = run_cli("bench", "--refs", "300", "--pages", "40", "--policy", "opt", "--libcachesim", sys.executable,
+                "--repeat", "1", env={"PYTHONPATH": str(tmp_path / "fake")})
+    assert_user_error(r, "libCacheSim Belady on zipf.oracleGeneral failed", "has no attribute 'Belady'")

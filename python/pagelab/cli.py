@@ -644,9 +644,9 @@ def _add_bench(sub) -> None:
                        help="policies to time (default lru,clock,fifo,random,opt; with --sweep one, default opt)")
     bench.add_argument("--repeat", default="3", help="runs per measurement; the best is reported")
     bench.add_argument("--libcachesim", metavar="PYTHON",
-                       help="also time libCacheSim on the oracleGeneral trace, whole process, with this "
-                            "Python interpreter (one that has `pip install libcachesim`), beside pagelab's "
-                            "command, and compare their fault counts")
+                       help="also time libCacheSim on the oracleGeneral trace and on a CSV of one request a "
+                            "line, whole process, with this Python interpreter (one that has `pip install "
+                            "libcachesim`), beside pagelab's command, and compare their fault counts")
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--sweep", action="store_true",
                        help="instead: a 64-point replay sweep (64 memory sizes) in passes and on the local Dask "
