@@ -140,13 +140,16 @@ pub struct Opt {
     never: BinaryHeap<PageId>,
     key: Vec<u32>,
     resident: usize,
+    /// The largest time in `times` as last known (0: none), only to ask for the next
+    /// victim's id ahead: a page whose next use is the farthest becomes the victim.
+    top: u32,
 }
 
 impl Opt {
     /// For the stream whose future is `future`.
     pub fn new(future: std::sync::Arc<Future>) -> Self {
         let times = TimeSet::new(future.next.len());
-        Opt { future, times, never: BinaryHeap::new(), key: Vec::new(), resident: 0 }
+        Opt { future, times, never: BinaryHeap::new(), key: Vec::new(), resident: 0, top: 0 }
     }
 
     #[inline]
@@ -162,6 +165,12 @@ impl Opt {
             }
         } else {
             self.times.insert(k);
+            if k > self.top {
+                // the next victim unless a later key comes first: its id is read then, a
+                // miss in the stream's ids that was most of an eviction's time
+                self.top = k;
+                crate::hint::prefetch(&self.future.ids, k as usize);
+            }
         }
     }
 
@@ -171,6 +180,9 @@ impl Opt {
         let k = self.key[page as usize];
         if k != NEVER && k != NOT_RESIDENT {
             self.times.remove(k);
+            if k == self.top {
+                self.top = self.times.max().unwrap_or(0);
+            }
         }
     }
 }
@@ -212,11 +224,8 @@ impl ReplacementPolicy for Opt {
         self.times.remove(k);
         self.key[page as usize] = NOT_RESIDENT;
         self.resident -= 1;
-        // the next victim's page, unless a later key comes first: the look-up of the
-        // victim's page was most of an eviction's time, a miss in the stream's ids
-        if let Some(next) = self.times.max() {
-            crate::hint::prefetch(&self.future.ids, next as usize);
-        }
+        self.top = self.times.max().unwrap_or(0);
+        crate::hint::prefetch(&self.future.ids, self.top as usize);
         page
     }
     #[inline(always)]
