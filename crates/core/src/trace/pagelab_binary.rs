@@ -123,6 +123,20 @@ fn header_bytes(h: &Header) -> [u8; HEADER_LEN] {
     b
 }
 
+/// Records per block of `PagelabSource::parse`'s stack arrays.
+const COMMON_BLOCK: usize = 256;
+
+/// Appends common records (a known page, one reference, no gap) to the batch: their ids
+/// and kinds, and the repeat and gap they share.
+#[inline]
+fn push_common(batch: &mut RefBatch, ids: &[u32], kinds: &[AccessKind]) {
+    let n = batch.id.len() + ids.len();
+    batch.id.extend_from_slice(ids);
+    batch.kind.extend_from_slice(kinds);
+    batch.repeat.resize(n, 1);
+    batch.gap.resize(n, 0);
+}
+
 /// Reads until `buf` is full or the stream ends; returns the bytes read.
 fn read_up_to(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut got = 0;
@@ -567,26 +581,37 @@ impl PagelabSource {
                 let start = n;
                 let limit = d.len() - MAX_REC;
                 let mut assigned = self.table.len() as u64;
+                // the common records gather in stack arrays indexed by a counter in a
+                // register and reach the batch a block at a time (pushing each into the
+                // batch's vectors reloaded their lengths from memory at every record);
+                // flushed before any other record, which decode pushes itself
+                let (mut ids, mut kinds) = ([0u32; COMMON_BLOCK], [AccessKind::Read; COMMON_BLOCK]);
+                let mut k = 0usize;
                 while n < want && p <= limit {
                     let tag = d[p];
                     if tag < 3 {
                         // the common case: a known page, one reference, no gap
                         let id = le32(d, p + 1);
                         if (id as u64) < assigned {
-                            batch.id.push(id);
-                            batch.kind.push(match tag {
+                            ids[k] = id;
+                            kinds[k] = match tag {
                                 0 => AccessKind::Read,
                                 1 => AccessKind::Write,
                                 _ => AccessKind::Instruction,
-                            });
-                            batch.repeat.push(1);
-                            batch.gap.push(0);
+                            };
+                            k += 1;
+                            if k == COMMON_BLOCK {
+                                push_common(batch, &ids, &kinds);
+                                k = 0;
+                            }
                             p += 5;
                             refs += 1;
                             n += 1;
                             continue;
                         }
                     }
+                    push_common(batch, &ids[..k], &kinds[..k]);
+                    k = 0;
                     match decode(d, p, &mut self.table, batch, &mut self.pids, &mut self.meta.processes, self.header.distinct_pages, frees) {
                         Ok((q, r)) => {
                             p = q;
@@ -601,6 +626,7 @@ impl PagelabSource {
                         }
                     }
                 }
+                push_common(batch, &ids[..k], &kinds[..k]);
                 self.record += (n - start) as u64;
                 c.pos += p;
                 self.references += refs;
