@@ -74,7 +74,10 @@ impl Densifier {
         }
     }
 
-    /// Doubles the table (kept at most half full, so that probes stay short).
+    /// Doubles the table (kept at most three quarters full: with four slots to a cache
+    /// line the probes stay short, and the 762,567 pages of the benchmark trace fit 16
+    /// MiB instead of 32: fresh tables are zeroed by the kernel on first touch, which was
+    /// a tenth of reading the trace; whole FIFO command medians 220 -> 208 ms).
     fn grow(&mut self) {
         let old = std::mem::replace(&mut self.slots, filled_huge(2 << self.bits, FREE));
         self.bits += 1;
@@ -99,7 +102,7 @@ impl Densifier {
     #[cold]
     #[inline(never)]
     fn insert(&mut self, mut i: usize, pid: u32, page: u64) -> PageId {
-        if 2 * (self.len as usize + 1) > self.slots.len() {
+        if 4 * (self.len as usize + 1) > 3 * self.slots.len() {
             self.grow();
             i = self.find(pid, page);
         }

@@ -183,6 +183,8 @@ pub(crate) fn le64(s: &[u8], p: usize) -> u64 {
 pub(crate) struct Folder {
     pending: Option<Reference>,
     pub densifier: Densifier,
+    /// The densifier is out ([`RefSource::detach_ids`]): batches leave without ids.
+    detached: bool,
 }
 
 impl Folder {
@@ -265,8 +267,25 @@ impl Folder {
     /// Gives every record of `out` its dense id; returns the number of records. A source
     /// ends each batch with it.
     pub fn assign_ids(&mut self, out: &mut RefBatch) -> usize {
-        self.densifier.ids(&out.pid, &out.page, &mut out.id);
+        if !self.detached {
+            self.densifier.ids(&out.pid, &out.page, &mut out.id);
+        }
         out.len()
+    }
+
+    /// The densifier, for the caller to assign the ids ([`RefSource::detach_ids`]).
+    pub fn detach(&mut self) -> Option<Densifier> {
+        if self.detached {
+            return None;
+        }
+        self.detached = true;
+        Some(std::mem::take(&mut self.densifier))
+    }
+
+    /// Takes back what `detach` gave, with the ids assigned since.
+    pub fn attach(&mut self, densifier: Densifier) {
+        self.densifier = densifier;
+        self.detached = false;
     }
 }
 

@@ -158,6 +158,14 @@ impl<R: BufRead + Send> RefSource for LackeySource<R> {
     fn distinct_pages(&self) -> u32 {
         self.folder.densifier.len()
     }
+
+    fn detach_ids(&mut self) -> Option<super::Densifier> {
+        self.folder.detach()
+    }
+
+    fn attach_ids(&mut self, ids: super::Densifier) {
+        self.folder.attach(ids)
+    }
 }
 
 pub(crate) fn open(path: &Path, page_size: Option<u64>) -> Result<Box<dyn RefSource>> {

@@ -89,6 +89,14 @@ impl RefSource for OracleSource {
     fn distinct_pages(&self) -> u32 {
         self.folder.densifier.len()
     }
+
+    fn detach_ids(&mut self) -> Option<super::Densifier> {
+        self.folder.detach()
+    }
+
+    fn attach_ids(&mut self, ids: super::Densifier) {
+        self.folder.attach(ids)
+    }
 }
 
 /// Most references an oracleGeneral output may have: 2^30, 24 GiB of output (the format

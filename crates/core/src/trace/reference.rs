@@ -160,4 +160,14 @@ pub trait RefSource: Send {
     fn next_batch(&mut self, batch: &mut RefBatch) -> crate::Result<usize>;
     /// Number of dense ids assigned so far (= distinct pages seen so far).
     fn distinct_pages(&self) -> u32;
+    /// Hands over the source's assignment of dense ids, so that the caller runs it on a
+    /// thread of its own ([`crate::stream::for_each_batch`] does, as a stage between
+    /// reading and consuming): the batches then come with their ids unset, and
+    /// `distinct_pages` counts nothing, until `attach_ids` gives it back. None for a
+    /// source that assigns no ids this way.
+    fn detach_ids(&mut self) -> Option<super::Densifier> {
+        None
+    }
+    /// Gives back what `detach_ids` took, with the ids assigned since.
+    fn attach_ids(&mut self, _ids: super::Densifier) {}
 }
