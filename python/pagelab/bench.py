@@ -93,6 +93,10 @@ def _check_libcachesim(python: str) -> None:
                          f"(expected an interpreter with `pip install libcachesim`)")
 
 
+#: the JSON table of libCacheSim's times on each kind of file
+LIBCACHESIM_TABLES = {"oracle": "libcachesim", "csv": "libcachesim_csv"}
+
+
 def _time_libcachesim(python: str, trace: Path, kind: str, policy: str, frames: int, references: int, repeat: int,
                       pagelab_time: float, pagelab_faults: int):
     """(table row, JSON entry) of libCacheSim on `trace` (`kind`: oracle or csv) beside
@@ -209,51 +213,44 @@ def run_bench(args) -> int:
             out["mrc_opt_over_opt"] = t_mrc_opt / t_opt
         if not args.no_commands:
             out["commands"] = {}
-            if args.libcachesim:
-                out["libcachesim"] = {}
+            # (key in the output, --format, file, what libCacheSim reads it as or None)
+            runs = []
             for fmt, suffix in COMMAND_FORMATS:
                 file = path if fmt == "pagelab" else Path(tmp) / f"zipf{suffix}"
                 if fmt != "pagelab":
                     trace.save(file, format=fmt)
-                for policy in policies:
-                    # beside libCacheSim, read repeats as it does (one request a line)
-                    hits = ["--repeats", "hits"] if args.libcachesim and fmt == "oracle" else []
-                    command = [sys.executable, "-m", "pagelab", "replay", "--trace", str(file), "--format", fmt,
-                               "--policy", policy, "--frames", str(frames), "--json", "--no-progress", *hits]
-                    printed = []
-                    t = _best(lambda: printed.append(_run_command(command)), repeat)
-                    rows.append([f"command: replay {policy}, {fmt}{' --repeats hits' if hits else ''}", f"{t:.3f}",
-                                 f"{n / t / 1e6:.1f}", "whole process"])
-                    out["commands"][f"{fmt}/{policy}"] = t
-                    if args.libcachesim and fmt == "oracle":
-                        faults = json.loads(printed[-1])[0]["faults"]
-                        beside = _time_libcachesim(args.libcachesim, file, "oracle", policy, frames, n, repeat, t,
-                                                   faults)
-                        if beside:
-                            rows.append(beside[0])
-                            out["libcachesim"][policy] = beside[1]
+                runs.append((fmt, fmt, file, "oracle" if args.libcachesim and fmt == "oracle" else None))
             if args.libcachesim:
                 # libCacheSim's CSV reader beside pagelab's on one file: a request a line
                 file = Path(tmp) / "zipf-requests.csv"
                 write_request_csv(trace, file)
-                out["libcachesim_csv"] = {}
-                # not OPT: libCacheSim's Belady takes the next access times from the
-                # oracleGeneral records, and a CSV has none (it counted 61,579 faults
-                # where MIN has 36,188 on a 200,000-request trace)
-                for policy in [p for p in policies if p.split(":")[0] != "opt"]:
-                    command = [sys.executable, "-m", "pagelab", "replay", "--trace", str(file), "--format", "csv",
-                               "--policy", policy, "--frames", str(frames), "--json", "--no-progress",
-                               "--repeats", "hits"]
+                runs.append(("request-csv", "csv", file, "csv"))
+            for key, fmt, file, beside_kind in runs:
+                table = LIBCACHESIM_TABLES.get(beside_kind)
+                if table:
+                    out[table] = {}
+                for policy in policies:
+                    if beside_kind == "csv" and policy.split(":")[0] == "opt":
+                        # libCacheSim's Belady takes the next access times from the
+                        # oracleGeneral records, and a CSV has none (it counted 61,579
+                        # faults where MIN has 36,188 on a 200,000-request trace)
+                        continue
+                    # beside libCacheSim, read repeats as it does (one request a line)
+                    hits = ["--repeats", "hits"] if beside_kind else []
+                    command = [sys.executable, "-m", "pagelab", "replay", "--trace", str(file), "--format", fmt,
+                               "--policy", policy, "--frames", str(frames), "--json", "--no-progress", *hits]
                     printed = []
                     t = _best(lambda: printed.append(_run_command(command)), repeat)
-                    rows.append([f"command: replay {policy}, CSV a request a line --repeats hits", f"{t:.3f}",
+                    rows.append([f"command: replay {policy}, {key}{' --repeats hits' if hits else ''}", f"{t:.3f}",
                                  f"{n / t / 1e6:.1f}", "whole process"])
-                    out["commands"][f"request-csv/{policy}"] = t
-                    faults = json.loads(printed[-1])[0]["faults"]
-                    beside = _time_libcachesim(args.libcachesim, file, "csv", policy, frames, n, repeat, t, faults)
-                    if beside:
-                        rows.append(beside[0])
-                        out["libcachesim_csv"][policy] = beside[1]
+                    out["commands"][f"{key}/{policy}"] = t
+                    if beside_kind:
+                        faults = json.loads(printed[-1])[0]["faults"]
+                        beside = _time_libcachesim(args.libcachesim, file, beside_kind, policy, frames, n, repeat, t,
+                                                   faults)
+                        if beside:
+                            rows.append(beside[0])
+                            out[table][policy] = beside[1]
     if args.json:
         print(json.dumps(out, indent=2))
     else:

@@ -28,7 +28,7 @@ const HUGE_PAGE: usize = 2 << 20;
 /// `vec![value; n]`, with the kernel asked (`madvise(MADV_HUGEPAGE)`) to back the
 /// array's whole 2 MiB pages with huge pages before it is first written. For a table
 /// that is probed at random and is far larger than what the TLB covers in 4 KiB pages
-/// (the densifier's, 32 MiB for 762,567 pages): each probe then costs a cache miss but no
+/// (the densifier's, 16 MiB for 762,567 pages): each probe then costs a cache miss but no
 /// page walk. Machines whose transparent huge pages are `madvise` (Debian's default) give
 /// them only when asked; the advice is a hint, and a refusal changes nothing but speed.
 pub fn filled_huge<T: Clone>(n: usize, value: T) -> Vec<T> {

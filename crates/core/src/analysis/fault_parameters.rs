@@ -28,7 +28,8 @@
 use std::sync::Arc;
 
 use crate::hint::{prefetch, PREFETCH_DISTANCE};
-use crate::policy::{build, Future, PolicyKind, NEVER};
+use crate::policy::{build, Future, PolicyKind};
+use crate::replay::record;
 use crate::stream::for_each_batch;
 use crate::trace::{AccessKind, PageId, Progress, RefSource};
 use crate::{Error, Result};
@@ -368,19 +369,8 @@ fn end(out: &mut FaultParameters, pages: &mut [PageState], victim: PageId, at: S
 /// OPT's pre-pass: the next-use time of every record, as the replay computes them.
 fn future_pass(open: &dyn Fn() -> Result<Box<dyn RefSource>>, progress: Progress) -> Result<Future> {
     let mut src = open()?;
-    let mut ids: Vec<PageId> = Vec::new();
-    let mut kinds: Vec<AccessKind> = Vec::new();
-    let mut pages = 0usize;
-    for_each_batch(src.as_mut(), progress, |batch, distinct| {
-        if ids.len() + batch.len() >= NEVER as usize {
-            return Err(Error::invalid("opt", format!("the stream has more than {} records, the most OPT handles", NEVER - 1)));
-        }
-        ids.extend_from_slice(&batch.id);
-        kinds.extend_from_slice(&batch.kind);
-        pages = distinct;
-        Ok(())
-    })?;
-    Ok(Future::new(Arc::new(ids), &kinds, pages))
+    let rec = record(src.as_mut(), false, false, progress)?;
+    Ok(Future::new(rec.ids, &rec.kinds, rec.distinct_pages))
 }
 
 #[cfg(test)]

@@ -59,18 +59,10 @@ impl ArcCache {
         }
     }
 
-    fn remove(&mut self, page: PageId) {
-        self.lists.remove(page);
-    }
-
-    fn push(&mut self, page: PageId, l: u8) {
-        self.lists.push_front(l, page);
-    }
-
     /// Forgets the least recently used page of ghost list `l`.
     fn drop_lru(&mut self, l: u8) {
         if let Some(page) = self.lists.tail(l) {
-            self.remove(page);
+            self.lists.remove(page);
         }
     }
 
@@ -103,8 +95,8 @@ impl ReplacementPolicy for ArcCache {
     /// Case I: a hit moves the page to the MRU end of T2.
     #[inline]
     fn on_hit(&mut self, page: PageId, _time: u64) {
-        self.remove(page);
-        self.push(page, T2);
+        self.lists.remove(page);
+        self.lists.push_front(T2, page);
     }
 
     /// Cases II-IV before the victim is chosen.
@@ -142,28 +134,28 @@ impl ReplacementPolicy for ArcCache {
         let from_t1 = t1 >= 1 && (t1f > self.p || (self.missing_from == B2 && t1f == self.p) || self.lists.is_empty(T2));
         if from_t1 {
             let victim = self.lists.tail(T1).expect("a resident page");
-            self.remove(victim);
+            self.lists.remove(victim);
             if !std::mem::take(&mut self.drop_t1) {
-                self.push(victim, B1);
+                self.lists.push_front(B1, victim);
             }
             victim
         } else {
             let victim = self.lists.tail(T2).expect("a resident page");
-            self.remove(victim);
-            self.push(victim, B2);
+            self.lists.remove(victim);
+            self.lists.push_front(B2, victim);
             victim
         }
     }
 
     fn on_insert(&mut self, page: PageId, _time: u64) {
         let ghost = std::mem::replace(&mut self.missing_from, NONE);
-        self.remove(page);
-        self.push(page, if ghost == B1 || ghost == B2 { T2 } else { T1 });
+        self.lists.remove(page);
+        self.lists.push_front(if ghost == B1 || ghost == B2 { T2 } else { T1 }, page);
     }
 
     fn on_remove(&mut self, page: PageId) {
         if matches!(self.lists.list_of(page), T1 | T2) {
-            self.remove(page);
+            self.lists.remove(page);
         }
     }
 

@@ -84,21 +84,22 @@ impl ReplayConfig {
 }
 
 /// The stream held in memory: what the OPT pre-pass reads anyway, kept so that the
-/// replay runs from memory instead of decoding the source a second time.
-struct Recorded {
+/// replay runs from memory instead of decoding the source a second time (the fault
+/// parameters' OPT pre-pass reads it the same way).
+pub(crate) struct Recorded {
     /// Shared with OPT's future.
-    ids: Arc<Vec<PageId>>,
-    kinds: Vec<AccessKind>,
+    pub ids: Arc<Vec<PageId>>,
+    pub kinds: Vec<AccessKind>,
     /// Virtual page numbers, only when a policy needs them.
     vpages: Vec<u64>,
     /// Repeat counts, only when a policy sees them.
     repeats: Vec<u32>,
     references: u64,
-    distinct_pages: usize,
+    pub distinct_pages: usize,
 }
 
 /// Reads the whole stream into memory (5 bytes per record, 13 with `vpages`).
-fn record(src: &mut dyn RefSource, vpages: bool, repeats: bool, progress: Progress) -> Result<Recorded> {
+pub(crate) fn record(src: &mut dyn RefSource, vpages: bool, repeats: bool, progress: Progress) -> Result<Recorded> {
     let mut rec = Recorded { ids: Arc::default(), kinds: Vec::new(), vpages: Vec::new(), repeats: Vec::new(), references: 0, distinct_pages: 0 };
     let mut ids = Vec::new();
     for_each_batch(src, progress, |batch, distinct| {

@@ -3,7 +3,7 @@
 //!
 //! The table is our own flat open-addressing table rather than a `HashMap`: reading a
 //! trace of 64-bit object ids is one lookup per record into a table far larger than the
-//! cache (762,567 pages: 24 MB), and the lookups of a batch are known in advance. With a
+//! cache (762,567 pages: 16 MiB), and the lookups of a batch are known in advance. With a
 //! flat table the loop can ask for the slot of the record `AHEAD` ahead
 //! while it probes this one, so the misses overlap (`hashbrown` has no way to prefetch
 //! by key). Measured on the 10 M-reference oracleGeneral benchmark trace: README.md,

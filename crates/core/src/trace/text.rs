@@ -62,6 +62,11 @@ pub(crate) fn parse_kind(s: &[u8]) -> Option<AccessKind> {
     WORDS.iter().find(|(w, _)| w.eq_ignore_ascii_case(s)).map(|&(_, k)| k)
 }
 
+/// A decimal number of at most 32 bits (a pid, repeat count or gap).
+fn decimal_u32(s: &[u8]) -> Option<u32> {
+    parse_decimal(s).and_then(|v| u32::try_from(v).ok())
+}
+
 /// Most fields of a line kept (a line has a handful; more is an error, reported with
 /// their number).
 const MAX_FIELDS: usize = 16;
@@ -148,15 +153,14 @@ fn plain_record(cols: &[Col], line: &[u8]) -> Option<(Reference, u64, bool)> {
             None if last => (rest, &b""[..]),
             None => return None,
         };
-        let u32_of = |f: &[u8]| parse_decimal(f).and_then(|v| u32::try_from(v).ok());
         match c {
-            Col::Pid => r.pid = u32_of(field)?,
+            Col::Pid => r.pid = decimal_u32(field)?,
             Col::Page | Col::Addr => {
                 (value, addr) = (parse_number(field)?.0, *c == Col::Addr);
             }
             Col::Kind => r.kind = parse_kind(field).filter(|&k| k != AccessKind::Free)?,
-            Col::Repeat => r.repeat = u32_of(field).filter(|&n| n > 0)?,
-            Col::Gap => r.gap = u32_of(field)?,
+            Col::Repeat => r.repeat = decimal_u32(field).filter(|&n| n > 0)?,
+            Col::Gap => r.gap = decimal_u32(field)?,
         }
         rest = next;
     }
@@ -313,7 +317,7 @@ impl CsvSource {
                 };
                 let (v, hex) = parse_number(value).ok_or_else(|| self.lines.error(bad()))?;
                 if let Some(p) = pid {
-                    r.pid = parse_decimal(p).and_then(|p| u32::try_from(p).ok()).ok_or_else(|| self.lines.error(bad()))?;
+                    r.pid = decimal_u32(p).ok_or_else(|| self.lines.error(bad()))?;
                 }
                 if let Some(k) = kind {
                     r.kind = parse_kind(k).ok_or_else(|| self.lines.error(bad()))?;
@@ -342,18 +346,16 @@ impl CsvSource {
                     let err = |what: &str| self.lines.error(format!("column '{}': expected {what}, got '{}'", format!("{c:?}").to_lowercase(), quote(s)));
                     match c {
                         Col::Pid => {
-                            r.pid = parse_decimal(s).and_then(|p| u32::try_from(p).ok()).ok_or_else(|| err("a pid (decimal, 32 bits)"))?
+                            r.pid = decimal_u32(s).ok_or_else(|| err("a pid (decimal, 32 bits)"))?
                         }
                         Col::Page => value = (parse_number(s).ok_or_else(|| err("a page number (decimal or 0x hex)"))?.0, false),
                         Col::Addr => value = (parse_number(s).ok_or_else(|| err("a byte address (decimal or 0x hex)"))?.0, true),
                         Col::Kind => r.kind = parse_kind(s).ok_or_else(|| err("a kind (r/w/i/f, read/write/instruction/free, l/s/m)"))?,
                         Col::Repeat => {
-                            r.repeat = parse_decimal(s)
-                                .and_then(|p| u32::try_from(p).ok())
-                                .ok_or_else(|| err("a repeat count from 1 to 4294967295 (0 or 1 for a free)"))?
+                            r.repeat = decimal_u32(s).ok_or_else(|| err("a repeat count from 1 to 4294967295 (0 or 1 for a free)"))?
                         }
                         Col::Gap => {
-                            r.gap = parse_decimal(s).and_then(|p| u32::try_from(p).ok()).ok_or_else(|| err("a gap (decimal, 32 bits)"))?
+                            r.gap = decimal_u32(s).ok_or_else(|| err("a gap (decimal, 32 bits)"))?
                         }
                     }
                 }
