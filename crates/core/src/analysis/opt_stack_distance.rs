@@ -43,6 +43,8 @@
 //! touch is a first reference. The tests check the curve against MIN replay at every size,
 //! with and without frees, and the distances against Mattson's priority stack.
 
+use std::hint::select_unpredictable;
+
 use crate::hint::prefetch;
 use crate::stream::for_each_batch;
 use crate::trace::{has_frees, PageId, Progress, RefSource};
@@ -116,6 +118,19 @@ fn combine(left: Node, right: Node) -> Node {
     }
 }
 
+/// The parent of `node` and its sibling `sib`, `node` the left child when `is_left`.
+/// Without a branch: which side a node is on is a coin toss on a path, and a
+/// mispredicted branch per level cost more than computing both orders.
+#[inline(always)]
+fn with_sibling(node: Node, sib: Node, is_left: bool) -> Node {
+    let (left, right) = (combine(node, sib), combine(sib, node));
+    Node {
+        sum: left.sum,
+        min_suffix: select_unpredictable(is_left, left.min_suffix, right.min_suffix),
+        min_size: left.min_size,
+    }
+}
+
 /// Incremental OPT stack distances over dense page ids.
 #[derive(Debug)]
 pub struct OptStackDistances {
@@ -125,7 +140,7 @@ pub struct OptStackDistances {
     marker: Vec<u32>,
     /// Per word of 64 slots (32 pairs): pair i's marker on bit 2i, its live slot on 2i+1.
     bits: Vec<u64>,
-    /// The memory size index of the marker of each pair.
+    /// The memory size index of the marker of each pair; NONE for a pair without one.
     size_at: Vec<u32>,
     /// The tree over words, heap order (root 1, leaves `words..2 * words`).
     tree: Vec<Node>,
@@ -182,15 +197,17 @@ impl OptStackDistances {
         Node { sum, min_suffix, min_size }
     }
 
-    /// The least memory size with its marker in word `w` on a bit of `mask`.
+    /// The least memory size with its marker in the first `n` pairs of word `w`. A pair
+    /// without a marker has NONE in `size_at`, so this is a minimum over a fixed run of
+    /// 32 entries (vectorised), not a loop over the markers with a branch per marker.
     #[inline]
-    fn min_size_in(&self, w: usize, mask: u64) -> u32 {
+    fn min_size_in(&self, w: usize, n: usize) -> u32 {
+        let first = w * PAIRS_PER_WORD as usize;
+        let sizes: &[u32; PAIRS_PER_WORD as usize] =
+            self.size_at[first..first + PAIRS_PER_WORD as usize].try_into().expect("a word's pairs");
         let mut best = NONE;
-        let mut marks = self.bits[w] & MARKERS & mask;
-        while marks != 0 {
-            let q = w * PAIRS_PER_WORD as usize + marks.trailing_zeros() as usize / 2;
-            best = best.min(self.size_at[q]);
-            marks &= marks - 1;
+        for (i, &z) in sizes.iter().enumerate() {
+            best = best.min(if i < n { z } else { NONE });
         }
         best
     }
@@ -262,7 +279,7 @@ impl OptStackDistances {
         self.now = count;
         self.tree = vec![EMPTY; 2 * words];
         for w in 0..words {
-            self.tree[words + w] = self.leaf(w, self.min_size_in(w, !0));
+            self.tree[words + w] = self.leaf(w, self.min_size_in(w, PAIRS_PER_WORD as usize));
         }
         for i in (1..words).rev() {
             self.tree[i] = combine(self.tree[2 * i], self.tree[2 * i + 1]);
@@ -275,15 +292,16 @@ impl OptStackDistances {
     fn refresh_and_gather(&mut self, w: usize, min_size: u32) -> (i32, u32) {
         let (mut rs, mut before) = (0i32, NONE);
         let mut i = self.words + w;
-        self.tree[i] = self.leaf(w, min_size);
+        let mut node = self.leaf(w, min_size);
+        self.tree[i] = node;
         while i > 1 {
-            if i & 1 == 0 {
-                rs += self.tree[i + 1].sum;
-            } else {
-                before = before.min(self.tree[i - 1].min_size);
-            }
+            let is_left = i & 1 == 0;
+            let sib = self.tree[i ^ 1];
+            rs += select_unpredictable(is_left, sib.sum, 0);
+            before = before.min(select_unpredictable(is_left, NONE, sib.min_size));
+            node = with_sibling(node, sib, is_left);
             i >>= 1;
-            self.tree[i] = combine(self.tree[2 * i], self.tree[2 * i + 1]);
+            self.tree[i] = node;
         }
         (rs, before)
     }
@@ -302,15 +320,16 @@ impl OptStackDistances {
         // climb: right siblings in order, each with the weights to its right
         let mut i = self.words + w0;
         while i > 1 {
-            if i & 1 == 0 {
-                let sib = self.tree[i + 1];
-                let right = rs - sib.sum;
-                if sib.min_suffix + right <= -1 {
-                    return self.descend(i + 1, right, before);
-                }
-                before = before.min(sib.min_size);
-                rs = right;
+            // one branch per level, taken once: a left child's sibling, or 0 (not deep
+            // enough) for a right child; the sums and sizes follow without a branch
+            let is_left = i & 1 == 0;
+            let sib = self.tree[i | 1];
+            let right = rs - sib.sum;
+            if select_unpredictable(is_left, sib.min_suffix + right, 0) <= -1 {
+                return self.descend(i + 1, right, before);
             }
+            rs = select_unpredictable(is_left, right, rs);
+            before = before.min(select_unpredictable(is_left, sib.min_size, NONE));
             i >>= 1;
         }
         unreachable!("the most recent live slot has R = -1")
@@ -321,13 +340,10 @@ impl OptStackDistances {
     fn descend(&self, mut i: usize, mut right: i32, mut before: u32) -> u32 {
         while i < self.words {
             let (l, r) = (self.tree[2 * i], self.tree[2 * i + 1]);
-            if l.min_suffix + right + r.sum <= -1 {
-                right += r.sum;
-                i *= 2;
-            } else {
-                before = before.min(l.min_size);
-                i = 2 * i + 1;
-            }
+            let go_left = l.min_suffix + right + r.sum <= -1;
+            right += select_unpredictable(go_left, r.sum, 0);
+            before = before.min(select_unpredictable(go_left, NONE, l.min_size));
+            i = 2 * i + usize::from(!go_left);
         }
         let t = self.scan_word(i - self.words, 0, right).expect("a slot with R = -1 in the node");
         before.min(self.sizes_below(t))
@@ -365,7 +381,8 @@ impl OptStackDistances {
 
     /// The least memory size with its marker in slot `t`'s word, before `t`.
     fn sizes_below(&self, t: u32) -> u32 {
-        self.min_size_in((t / 64) as usize, (1u64 << (t % 64)) - 1)
+        // pair i's marker is slot 2i of the word
+        self.min_size_in((t / 64) as usize, (t % 64).div_ceil(2) as usize)
     }
 
     /// A new pair at the end: the marker of size index `c`, then the live slot of `page`.
@@ -429,7 +446,7 @@ impl OptStackDistances {
                 self.marker[c as usize] = NONE;
                 self.last[p] = 0;
                 let old_min = self.tree[self.words + wo].min_size;
-                let wo_min = if old_min == c { self.min_size_in(wo, !0) } else { old_min };
+                let wo_min = if old_min == c { self.min_size_in(wo, PAIRS_PER_WORD as usize) } else { old_min };
                 self.refresh(wo, wo_min);
                 self.push_pair(c, page);
                 c + 1
