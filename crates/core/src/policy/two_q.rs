@@ -9,7 +9,8 @@
 //! set re-referenced less often than that looks like a scan to 2Q (tested). Defaults from
 //! the paper: Kin = 25% and Kout = 50% of the frames (at least 1 each).
 //! Invariants (tested): |A1in| + |Am| = resident pages, |A1out| <= Kout, a page is on
-//! at most one list.
+//! at most one list. The three lists share one link array that also names a page's list
+//! ([`PageLists`]): a page moving between lists touches one entry.
 //!
 //! The caller owns residency, so the paper's miss path splits over the trait's calls:
 //! `on_miss` notes whether the page was on A1out, `select_victim` is `reclaimfor` (called
@@ -29,10 +30,9 @@
 //! - The comparison is |A1in| > Kin as in the paper, counted before the missing page is
 //!   placed (the paper calls `reclaimfor(X)` before adding X to A1in).
 
-use super::{PageList, ReplacementPolicy};
+use super::{PageLists, ReplacementPolicy};
 use crate::trace::PageId;
 
-const NONE: u8 = 0;
 const A1IN: u8 = 1;
 const AM: u8 = 2;
 const A1OUT: u8 = 3;
@@ -43,14 +43,9 @@ const NO_PAGE: PageId = PageId::MAX;
 pub struct TwoQ {
     kin: usize,
     kout: usize,
-    /// Newest at the head, oldest (the next victim) at the tail.
-    a1in: PageList,
-    /// Most recently used at the head.
-    am: PageList,
-    /// Most recently evicted from A1in at the head.
-    a1out: PageList,
-    /// Which list each page is on.
-    list: Vec<u8>,
+    /// A1in: newest at the head, oldest (the next victim) at the tail. Am: most recently
+    /// used at the head. A1out: most recently evicted from A1in at the head.
+    lists: PageLists<3>,
     /// The page whose miss found it on A1out, until it is inserted (then it goes to Am).
     promote: PageId,
 }
@@ -67,10 +62,7 @@ impl TwoQ {
         TwoQ {
             kin,
             kout,
-            a1in: PageList::default(),
-            am: PageList::default(),
-            a1out: PageList::default(),
-            list: Vec::new(),
+            lists: PageLists::default(),
             promote: NO_PAGE,
         }
     }
@@ -79,21 +71,26 @@ impl TwoQ {
     /// when A1out is full.
     fn remember(&mut self, page: PageId) {
         if self.kout == 0 {
-            self.list[page as usize] = NONE;
             return;
         }
-        if self.a1out.len() >= self.kout {
-            if let Some(old) = self.a1out.pop_back() {
-                self.list[old as usize] = NONE;
+        if self.lists.len(A1OUT) >= self.kout {
+            if let Some(old) = self.lists.tail(A1OUT) {
+                self.lists.remove(old);
             }
         }
-        self.a1out.push_front(page);
-        self.list[page as usize] = A1OUT;
+        self.lists.push_front(A1OUT, page);
+    }
+
+    /// Takes the oldest page off `list`.
+    fn pop_back(&mut self, list: u8) -> Option<PageId> {
+        let page = self.lists.tail(list)?;
+        self.lists.remove(page);
+        Some(page)
     }
 
     #[cfg(test)]
     fn sizes(&self) -> (usize, usize, usize) {
-        (self.a1in.len(), self.am.len(), self.a1out.len())
+        (self.lists.len(A1IN), self.lists.len(AM), self.lists.len(A1OUT))
     }
 }
 
@@ -103,27 +100,22 @@ impl ReplacementPolicy for TwoQ {
     }
 
     fn reserve_pages(&mut self, pages: usize) {
-        for l in [&mut self.a1in, &mut self.am, &mut self.a1out] {
-            l.reserve_pages(pages);
-        }
-        if pages > self.list.len() {
-            self.list.resize(pages, NONE);
-        }
+        self.lists.reserve_pages(pages);
     }
 
     /// A hit in Am moves the page to Am's MRU end; a hit in A1in changes nothing.
     #[inline]
     fn on_hit(&mut self, page: PageId, _time: u64) {
-        if self.list[page as usize] == AM {
-            self.am.move_to_front(page);
+        if self.lists.list_of(page) == AM {
+            self.lists.remove(page);
+            self.lists.push_front(AM, page);
         }
     }
 
     /// Notes (and takes off A1out) a page whose id is still remembered.
     fn on_miss(&mut self, page: PageId, _time: u64) {
-        if self.list[page as usize] == A1OUT {
-            self.a1out.unlink(page);
-            self.list[page as usize] = NONE;
+        if self.lists.list_of(page) == A1OUT {
+            self.lists.remove(page);
             self.promote = page;
         } else {
             self.promote = NO_PAGE;
@@ -133,52 +125,43 @@ impl ReplacementPolicy for TwoQ {
     /// `reclaimfor`: A1in's oldest page (remembered on A1out) while A1in exceeds Kin,
     /// else Am's LRU page (forgotten).
     fn select_victim(&mut self, _time: u64) -> PageId {
-        if self.a1in.len() > self.kin || self.am.is_empty() {
-            let victim = self.a1in.pop_back().expect("select_victim with no resident page");
+        if self.lists.len(A1IN) > self.kin || self.lists.is_empty(AM) {
+            let victim = self.pop_back(A1IN).expect("select_victim with no resident page");
             self.remember(victim);
             victim
         } else {
-            let victim = self.am.pop_back().expect("a resident page in Am");
-            self.list[victim as usize] = NONE;
-            victim
+            self.pop_back(AM).expect("a resident page in Am")
         }
     }
 
     fn on_insert(&mut self, page: PageId, _time: u64) {
         let mut seen = std::mem::replace(&mut self.promote, NO_PAGE) == page;
-        if self.list[page as usize] == A1OUT {
+        if self.lists.list_of(page) == A1OUT {
             // inserted without an `on_miss` first: the id on A1out still counts
-            self.a1out.unlink(page);
+            self.lists.remove(page);
             seen = true;
         }
-        if seen {
-            self.am.push_front(page);
-            self.list[page as usize] = AM;
-        } else {
-            self.a1in.push_front(page);
-            self.list[page as usize] = A1IN;
-        }
+        self.lists.push_front(if seen { AM } else { A1IN }, page);
     }
 
     fn on_remove(&mut self, page: PageId) {
-        match self.list[page as usize] {
-            A1IN => self.a1in.unlink(page),
-            AM => self.am.unlink(page),
-            _ => return,
+        if matches!(self.lists.list_of(page), A1IN | AM) {
+            self.lists.remove(page);
         }
-        self.list[page as usize] = NONE;
     }
 
     #[inline(always)]
     fn prefetch(&self, page: PageId) {
-        crate::hint::prefetch(&self.list, page as usize);
-        self.am.prefetch(page);
+        self.lists.prefetch(page);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// On no list.
+    const NONE: u8 = 0;
     use crate::policy::testing::run;
     use rand::{Rng, SeedableRng};
 
@@ -189,9 +172,9 @@ mod tests {
         let (a1in, am, a1out) = q.sizes();
         assert_eq!(a1in + am, count, "A1in and Am are the resident pages at {t}");
         assert!(a1out <= q.kout, "|A1out| = {a1out} > Kout at {t}");
-        for (l, tag) in [(&q.a1in, A1IN), (&q.am, AM), (&q.a1out, A1OUT)] {
-            assert!(l.iter().all(|p| q.list[p as usize] == tag), "a page of list {tag} tagged otherwise at {t}");
-            assert_eq!(q.list.iter().filter(|&&x| x == tag).count(), l.len(), "list {tag} at {t}");
+        for tag in [A1IN, AM, A1OUT] {
+            assert!(q.lists.iter(tag).all(|p| q.lists.list_of(p) == tag), "a page of list {tag} tagged otherwise at {t}");
+            assert_eq!(q.lists.iter(tag).count(), q.lists.len(tag), "list {tag} at {t}");
         }
         assert_eq!(q.promote, NO_PAGE);
     }
@@ -212,8 +195,8 @@ mod tests {
             let (mut am_used, mut a1out_used) = (false, false);
             run(&mut TwoQ::new(c as u32), c, &stream, |q, t, count| {
                 check_invariants(q, t, count);
-                am_used |= !q.am.is_empty();
-                a1out_used |= !q.a1out.is_empty();
+                am_used |= !q.lists.is_empty(AM);
+                a1out_used |= !q.lists.is_empty(A1OUT);
             });
             assert!(am_used && a1out_used, "c = {c}: Am and A1out were used");
         }
@@ -223,7 +206,7 @@ mod tests {
             let stream: Vec<PageId> = (0..5_000).map(|_| rng.gen_range(0..30)).collect();
             let mut q = TwoQ::with_params(kin, kout);
             checked(&mut q, 10, &stream);
-            assert!(kout > 0 || q.am.is_empty(), "no history, no promotion");
+            assert!(kout > 0 || q.lists.is_empty(AM), "no history, no promotion");
         }
     }
 
@@ -241,32 +224,32 @@ mod tests {
         let mut ever_in_am = false;
         let mut q2 = TwoQ::new(4);
         run(&mut q2, 4, &stream, |q, t, _| {
-            ever_in_am |= q.list[0] == AM;
+            ever_in_am |= q.lists.list_of(0) == AM;
             if t == 1 {
-                assert_eq!(q.list[0], A1IN, "the repeated reference left 0 on A1in");
+                assert_eq!(q.lists.list_of(0), A1IN, "the repeated reference left 0 on A1in");
             }
             if t == 5 {
-                assert_eq!(q.list[0], A1OUT, "4 evicts A1in's oldest page, 0, to A1out");
+                assert_eq!(q.lists.list_of(0), A1OUT, "4 evicts A1in's oldest page, 0, to A1out");
             }
         });
         assert!(!ever_in_am);
-        assert_eq!(q2.list[0], NONE, "A1out has forgotten 0");
+        assert_eq!(q2.lists.list_of(0), NONE, "A1out has forgotten 0");
         assert_eq!(q2.sizes(), (4, 0, 2));
 
         // 0 missing while on A1out is promoted
         let mut q3 = TwoQ::new(4);
         checked(&mut q3, 4, &[0, 0, 1, 2, 3, 4, 0]);
-        assert_eq!(q3.list[0], AM);
+        assert_eq!(q3.lists.list_of(0), AM);
         // A1in held 1..4 (4 > Kin): 1 was evicted for 0 and is remembered; 0 left A1out
-        assert_eq!((q3.list[1], q3.sizes()), (A1OUT, (3, 1, 1)));
+        assert_eq!((q3.lists.list_of(1), q3.sizes()), (A1OUT, (3, 1, 1)));
         // a hit in Am keeps it there; the next victims come from A1in while it exceeds Kin
         q3.on_hit(0, 7);
         assert_eq!(q3.select_victim(8), 2);
         assert_eq!(q3.select_victim(9), 3);
         // |A1in| = 1 = Kin: Am's LRU page goes, and is not remembered
         assert_eq!(q3.select_victim(10), 0);
-        assert_eq!(q3.list[0], NONE);
-        assert_eq!(q3.a1out.iter().collect::<Vec<_>>(), vec![3, 2], "A1out keeps the newest Kout ids");
+        assert_eq!(q3.lists.list_of(0), NONE);
+        assert_eq!(q3.lists.iter(A1OUT).collect::<Vec<_>>(), vec![3, 2], "A1out keeps the newest Kout ids");
     }
 
     /// Scan resistance: once the hot set is in Am, one-time scans pass through A1in and
@@ -297,7 +280,7 @@ mod tests {
         let lru = run(&mut crate::policy::Lru::new(), c, &stream, |_, _, _| {});
         assert_eq!(two_q, 180 + 50 * 200, "2Q {two_q}");
         assert_eq!(lru, 180 + 50 * 260, "LRU {lru}");
-        assert!(hot.clone().all(|p| q.list[p as usize] == AM));
+        assert!(hot.clone().all(|p| q.lists.list_of(p) == AM));
     }
 
     /// The other side of the same rule: a hot set whose re-references are farther apart
@@ -323,7 +306,7 @@ mod tests {
         let lru = run(&mut crate::policy::Lru::new(), c, &stream, |_, _, _| {});
         assert_eq!(lru, 50 * 260);
         assert_eq!(two_q, 50 * 260);
-        assert!(q.am.is_empty());
+        assert!(q.lists.is_empty(AM));
     }
 
     #[test]
@@ -331,11 +314,11 @@ mod tests {
         let mut q = TwoQ::new(4);
         checked(&mut q, 4, &[0, 1, 2, 3, 4, 0]);
         // 0 was promoted to Am; 1 is on A1out
-        assert_eq!((q.list[0], q.list[1]), (AM, A1OUT));
+        assert_eq!((q.lists.list_of(0), q.lists.list_of(1)), (AM, A1OUT));
         q.on_remove(0);
         q.on_remove(2);
         q.on_remove(1); // not resident: ignored
-        assert_eq!((q.list[0], q.list[1], q.list[2]), (NONE, A1OUT, NONE));
+        assert_eq!((q.lists.list_of(0), q.lists.list_of(1), q.lists.list_of(2)), (NONE, A1OUT, NONE));
         assert_eq!(q.sizes(), (2, 0, 1));
         assert_eq!(q.select_victim(0), 3);
     }
