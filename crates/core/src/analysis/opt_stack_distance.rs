@@ -32,11 +32,24 @@
 //! * Slot 2q is pair q's marker slot, 2q + 1 its live slot, so one bitmap holds both
 //!   (markers on the even bits, live slots on the odd ones) and a byte of it, four pairs,
 //!   has its weight sum and least suffix sum in a 256-entry table. A segment tree over
-//!   64-slot words holds, per node, the sum of the weights, the least suffix sum, and the
-//!   least memory size of the markers in it: finding t is a descent on suffix sums,
-//!   finding c a prefix minimum, each O(log n). Pairs are renumbered (the occupied ones
-//!   packed, in order) when they run out, so the structure stays O(pages) however long
-//!   the stream is.
+//!   64-slot words holds, per node, the sum of the weights and the least suffix sum:
+//!   finding t is a climb and a descent on suffix sums, O(log n). Pairs are renumbered
+//!   (the occupied ones packed, in order) when they run out, so the structure stays
+//!   O(pages) however long the stream is.
+//! * c without a tree: call size s a *run start* when s = 1 or marker s is older than
+//!   marker s - 1. Every marker is at least as recent as its run's start (the markers of
+//!   a run get more recent as the sizes grow), and the start is the run's least size, so
+//!   the least size with its marker before t is the least run start with its marker
+//!   before t. A move changes two of them: marker c becomes the newest, so c stops
+//!   starting a run (size 1 always starts one) and c + 1 starts one; a new size's marker
+//!   is the newest and starts none. The run starts are kept in a short array in size
+//!   order (about a hundred on the 10 M-reference Zipf benchmark), and c is its first
+//!   entry with a marker before t. (A tree field for the least size in each node, as
+//!   before, cost a third of the time.)
+//! * The search does not depend on the page's live slot (R after it is the same with it
+//!   or without), so it reads the tree first; the two slots that go (the page's live
+//!   slot and marker c) are then written together, their paths merged where they meet
+//!   and the climb stopped where a node is unchanged.
 //!
 //! A free record: the page's last entry stays in the stack as a page never referenced
 //! again (MIN evicts such a page first, which is what a free frame gives), and its next
@@ -97,25 +110,19 @@ fn weight(b: usize, i: u32) -> i32 {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Node {
     /// Sum of the weights.
     sum: i32,
     /// Least sum of the weights from a slot of the node to its end.
     min_suffix: i32,
-    /// Least memory size with its marker in the node.
-    min_size: u32,
 }
 
-const EMPTY: Node = Node { sum: 0, min_suffix: 0, min_size: NONE };
+const EMPTY: Node = Node { sum: 0, min_suffix: 0 };
 
 #[inline(always)]
 fn combine(left: Node, right: Node) -> Node {
-    Node {
-        sum: left.sum + right.sum,
-        min_suffix: right.min_suffix.min(right.sum + left.min_suffix),
-        min_size: left.min_size.min(right.min_size),
-    }
+    Node { sum: left.sum + right.sum, min_suffix: right.min_suffix.min(right.sum + left.min_suffix) }
 }
 
 /// The parent of `node` and its sibling `sib`, `node` the left child when `is_left`.
@@ -124,11 +131,7 @@ fn combine(left: Node, right: Node) -> Node {
 #[inline(always)]
 fn with_sibling(node: Node, sib: Node, is_left: bool) -> Node {
     let (left, right) = (combine(node, sib), combine(sib, node));
-    Node {
-        sum: left.sum,
-        min_suffix: select_unpredictable(is_left, left.min_suffix, right.min_suffix),
-        min_size: left.min_size,
-    }
+    Node { sum: left.sum, min_suffix: select_unpredictable(is_left, left.min_suffix, right.min_suffix) }
 }
 
 /// Incremental OPT stack distances over dense page ids.
@@ -140,8 +143,6 @@ pub struct OptStackDistances {
     marker: Vec<u32>,
     /// Per word of 64 slots (32 pairs): pair i's marker on bit 2i, its live slot on 2i+1.
     bits: Vec<u64>,
-    /// The memory size index of the marker of each pair; NONE for a pair without one.
-    size_at: Vec<u32>,
     /// The tree over words, heap order (root 1, leaves `words..2 * words`).
     tree: Vec<Node>,
     words: usize,
@@ -151,6 +152,9 @@ pub struct OptStackDistances {
     top: u32,
     /// Sizes (= pages entered into the stack).
     sizes: u32,
+    /// The run starts in increasing order, and the pairs of their markers.
+    start_size: Vec<u32>,
+    start_pair: Vec<u32>,
     /// Distinct page ids seen (one more than the largest).
     distinct: u32,
     /// `histogram[d]` = references at distance d (d >= 1).
@@ -170,12 +174,13 @@ impl OptStackDistances {
             last: Vec::new(),
             marker: vec![NONE],
             bits: Vec::new(),
-            size_at: Vec::new(),
             tree: Vec::new(),
             words: 0,
             now: 0,
             top: NONE,
             sizes: 0,
+            start_size: Vec::new(),
+            start_pair: Vec::new(),
             distinct: 0,
             histogram: vec![0; 2],
             compulsory: 0,
@@ -184,9 +189,9 @@ impl OptStackDistances {
         s
     }
 
-    /// The node of word `w` from its bits, with the given least memory size.
+    /// The node of word `w` from its bits.
     #[inline]
-    fn leaf(&self, w: usize, min_size: u32) -> Node {
+    fn leaf(&self, w: usize) -> Node {
         let x = self.bits[w];
         let (mut sum, mut min_suffix) = (0i32, i32::MAX);
         for k in (0..8).rev() {
@@ -194,32 +199,16 @@ impl OptStackDistances {
             min_suffix = min_suffix.min(sum + BYTE_MIN[b] as i32);
             sum += BYTE_SUM[b] as i32;
         }
-        Node { sum, min_suffix, min_size }
+        Node { sum, min_suffix }
     }
 
-    /// The least memory size with its marker in the first `n` pairs of word `w`. A pair
-    /// without a marker has NONE in `size_at`, so this is a minimum over a fixed run of
-    /// 32 entries (vectorised), not a loop over the markers with a branch per marker.
-    #[inline]
-    fn min_size_in(&self, w: usize, n: usize) -> u32 {
-        let first = w * PAIRS_PER_WORD as usize;
-        let sizes: &[u32; PAIRS_PER_WORD as usize] =
-            self.size_at[first..first + PAIRS_PER_WORD as usize].try_into().expect("a word's pairs");
-        let mut best = NONE;
-        for (i, &z) in sizes.iter().enumerate() {
-            best = best.min(if i < n { z } else { NONE });
-        }
-        best
-    }
-
-    /// Recomputes word `w`'s leaf (least memory size `min_size`) and its ancestors, up to
-    /// the first that does not change (a new pair at the end often changes no sum).
-    fn refresh(&mut self, w: usize, min_size: u32) {
+    /// Recomputes word `w`'s leaf and its ancestors, up to the first that does not
+    /// change (a new pair at the end often changes no sum).
+    fn refresh(&mut self, w: usize) {
         let mut i = self.words + w;
-        let mut node = self.leaf(w, min_size);
+        let mut node = self.leaf(w);
         loop {
-            let old = self.tree[i];
-            if node.sum == old.sum && node.min_suffix == old.min_suffix && node.min_size == old.min_size {
+            if self.tree[i] == node {
                 return;
             }
             self.tree[i] = node;
@@ -228,6 +217,36 @@ impl OptStackDistances {
                 return;
             }
             node = combine(self.tree[2 * i], self.tree[2 * i + 1]);
+        }
+    }
+
+    /// New leaves for words `wa` and `wb` (the same word or two) and their ancestors: two
+    /// paths up to where they meet, then one, up to the first node that does not change.
+    /// The two changes are the page's live slot (-1) and a marker (+1) going: above the
+    /// join the sums are as before, and often the least suffix sums too.
+    fn update_two(&mut self, wa: usize, wb: usize) {
+        let (mut i, mut j) = (self.words + wa, self.words + wb);
+        let mut a = self.leaf(wa);
+        self.tree[i] = a;
+        if i != j {
+            let mut b = self.leaf(wb);
+            self.tree[j] = b;
+            while i >> 1 != j >> 1 {
+                a = with_sibling(a, self.tree[i ^ 1], i & 1 == 0);
+                b = with_sibling(b, self.tree[j ^ 1], j & 1 == 0);
+                i >>= 1;
+                j >>= 1;
+                self.tree[i] = a;
+                self.tree[j] = b;
+            }
+        }
+        while i > 1 {
+            let node = with_sibling(self.tree[i], self.tree[i ^ 1], i & 1 == 0);
+            i >>= 1;
+            if self.tree[i] == node {
+                return;
+            }
+            self.tree[i] = node;
         }
     }
 
@@ -251,15 +270,12 @@ impl OptStackDistances {
             before[w] + (occupied_in(bits[w]) & ((1u64 << (2 * i)) - 1)).count_ones()
         };
         let mut packed = vec![0u64; words];
-        let mut size_at = vec![NONE; words * PAIRS_PER_WORD as usize];
         for (w, &x) in self.bits.iter().enumerate() {
             let mut occ = occupied_in(x);
             while occ != 0 {
                 let i = occ.trailing_zeros();
-                let q = w as u32 * PAIRS_PER_WORD + i / 2;
-                let n = new_pair(q);
+                let n = new_pair(w as u32 * PAIRS_PER_WORD + i / 2);
                 packed[(n / PAIRS_PER_WORD) as usize] |= ((x >> i) & 3) << (2 * (n % PAIRS_PER_WORD));
-                size_at[n as usize] = self.size_at[q as usize];
                 occ &= occ - 1;
             }
         }
@@ -267,86 +283,71 @@ impl OptStackDistances {
             *l = new_pair(*l - 1) + 1;
         }
         // a size whose marker is being placed (NONE) has left its old slot
-        for m in self.marker.iter_mut().skip(1).filter(|m| **m != NONE) {
+        for m in self.marker.iter_mut().skip(1).chain(self.start_pair.iter_mut()).filter(|m| **m != NONE) {
             *m = new_pair(*m);
         }
         if self.top != NONE {
             self.top = new_pair(self.top);
         }
         self.bits = packed;
-        self.size_at = size_at;
         self.words = words;
         self.now = count;
         self.tree = vec![EMPTY; 2 * words];
         for w in 0..words {
-            self.tree[words + w] = self.leaf(w, self.min_size_in(w, PAIRS_PER_WORD as usize));
+            self.tree[words + w] = self.leaf(w);
         }
         for i in (1..words).rev() {
             self.tree[i] = combine(self.tree[2 * i], self.tree[2 * i + 1]);
         }
     }
 
-    /// Recomputes word `w`'s leaf (least memory size `min_size`) and all its ancestors;
-    /// returns the weights after the word and the least memory size before it (read from
-    /// the siblings on the way up, which `balance_point` needs next).
-    fn refresh_and_gather(&mut self, w: usize, min_size: u32) -> (i32, u32) {
-        let (mut rs, mut before) = (0i32, NONE);
+    /// The weights after word `w`: the right siblings on its path (read only).
+    #[inline]
+    fn weights_after(&self, w: usize) -> i32 {
+        let mut rs = 0i32;
         let mut i = self.words + w;
-        let mut node = self.leaf(w, min_size);
-        self.tree[i] = node;
         while i > 1 {
-            let is_left = i & 1 == 0;
-            let sib = self.tree[i ^ 1];
-            rs += select_unpredictable(is_left, sib.sum, 0);
-            before = before.min(select_unpredictable(is_left, NONE, sib.min_size));
-            node = with_sibling(node, sib, is_left);
+            rs += select_unpredictable(i & 1 == 0, self.tree[i ^ 1].sum, 0);
             i >>= 1;
-            self.tree[i] = node;
         }
-        (rs, before)
+        rs
     }
 
-    /// The least memory size with its marker before the balance point t: the first slot
-    /// t >= `from` with R(t) <= -1 (R: the weight sum from t on). `rs` and `before` are
-    /// the weights after `from`'s word and the least size before it. The nodes wholly
-    /// before t are the left siblings on the way up from the word, the right siblings
-    /// passed over, and the left children passed over on the way down.
-    fn balance_point(&self, from: u32, mut rs: i32, mut before: u32) -> u32 {
+    /// The balance point: the first slot t >= `from` with R(t) <= -1 (R: the weight sum
+    /// from t on), `rs` the weights after `from`'s word. Up the right siblings, then down
+    /// into the first that reaches -1.
+    fn balance_point(&self, from: u32, mut rs: i32) -> u32 {
         let w0 = (from / 64) as usize;
         if let Some(t) = self.scan_word(w0, from % 64, rs) {
-            return before.min(self.sizes_below(t));
+            return t;
         }
-        before = before.min(self.tree[self.words + w0].min_size);
-        // climb: right siblings in order, each with the weights to its right
         let mut i = self.words + w0;
         while i > 1 {
             // one branch per level, taken once: a left child's sibling, or 0 (not deep
-            // enough) for a right child; the sums and sizes follow without a branch
+            // enough) for a right child; the sum follows without a branch
             let is_left = i & 1 == 0;
             let sib = self.tree[i | 1];
             let right = rs - sib.sum;
             if select_unpredictable(is_left, sib.min_suffix + right, 0) <= -1 {
-                return self.descend(i + 1, right, before);
+                return self.descend(i + 1, right);
             }
             rs = select_unpredictable(is_left, right, rs);
-            before = before.min(select_unpredictable(is_left, sib.min_size, NONE));
             i >>= 1;
         }
         unreachable!("the most recent live slot has R = -1")
     }
 
-    /// `balance_point` within node `i`, `right` the weights after it, `before` the least
-    /// size before it.
-    fn descend(&self, mut i: usize, mut right: i32, mut before: u32) -> u32 {
+    /// `balance_point` within node `i`, `right` the weights after it.
+    fn descend(&self, mut i: usize, mut right: i32) -> u32 {
         while i < self.words {
+            // the great-grandchildren, 8 nodes of 8 bytes: the load after next
+            prefetch(&self.tree, 8 * i);
             let (l, r) = (self.tree[2 * i], self.tree[2 * i + 1]);
             let go_left = l.min_suffix + right + r.sum <= -1;
             right += select_unpredictable(go_left, r.sum, 0);
-            before = before.min(select_unpredictable(go_left, NONE, l.min_size));
             i = 2 * i + usize::from(!go_left);
         }
-        let t = self.scan_word(i - self.words, 0, right).expect("a slot with R = -1 in the node");
-        before.min(self.sizes_below(t))
+        self.scan_word(i - self.words, 0, right).expect("a slot with R = -1 in the node")
     }
 
     /// The leftmost slot of word `w` at or above bit `lo` with R <= -1, `right` the
@@ -379,10 +380,32 @@ impl OptStackDistances {
         None
     }
 
-    /// The least memory size with its marker in slot `t`'s word, before `t`.
-    fn sizes_below(&self, t: u32) -> u32 {
-        // pair i's marker is slot 2i of the word
-        self.min_size_in((t / 64) as usize, (t % 64).div_ceil(2) as usize)
+    /// The index among the run starts of the least size with its marker before slot t.
+    #[inline]
+    fn least_start_before(&self, t: u32) -> usize {
+        // pair q's marker is slot 2q
+        let bound = t.div_ceil(2);
+        self.start_pair.iter().position(|&q| q < bound).expect("a marker before the balance point")
+    }
+
+    /// Marker `c` has become the newest: `c` starts no run (1 always does), `c + 1` does.
+    /// `k` is `c`'s index among the run starts.
+    fn moved_to_the_top(&mut self, k: usize, c: u32) {
+        let next = c + 1;
+        let add_next = next <= self.sizes && self.start_size.get(k + 1) != Some(&next);
+        if c == 1 {
+            self.start_pair[k] = self.marker[1];
+            if add_next {
+                self.start_size.insert(k + 1, next);
+                self.start_pair.insert(k + 1, self.marker[next as usize]);
+            }
+        } else if add_next {
+            self.start_size[k] = next;
+            self.start_pair[k] = self.marker[next as usize];
+        } else {
+            self.start_size.remove(k);
+            self.start_pair.remove(k);
+        }
     }
 
     /// A new pair at the end: the marker of size index `c`, then the live slot of `page`.
@@ -395,12 +418,10 @@ impl OptStackDistances {
         self.now += 1;
         let w = (q / PAIRS_PER_WORD) as usize;
         self.bits[w] |= 3 << (2 * (q % PAIRS_PER_WORD));
-        self.size_at[q as usize] = c;
         self.marker[c as usize] = q;
         self.last[page as usize] = q + 1;
         self.top = q;
-        let min_size = self.tree[self.words + w].min_size.min(c);
-        self.refresh(w, min_size);
+        self.refresh(w);
     }
 
     /// Records a reference to `page` repeated `repeat` times; returns its OPT stack
@@ -423,6 +444,10 @@ impl OptStackDistances {
             }
             let c = self.sizes;
             self.push_pair(c, page);
+            if c == 1 {
+                self.start_size.push(1);
+                self.start_pair.push(self.marker[1]);
+            }
             0
         } else {
             let qa = prev - 1;
@@ -434,21 +459,20 @@ impl OptStackDistances {
                 // after it, and it holds no marker)
                 let wa = (qa / PAIRS_PER_WORD) as usize;
                 self.bits[wa] &= !(2u64 << (2 * (qa % PAIRS_PER_WORD)));
-                let (rs, before) = self.refresh_and_gather(wa, self.tree[self.words + wa].min_size);
-                let c = self.balance_point(2 * qa + 1, rs, before);
-                debug_assert!(c != NONE && c < self.sizes, "a size for the reference");
+                let t = self.balance_point(2 * qa + 1, self.weights_after(wa));
+                let k = self.least_start_before(t);
+                let (c, old) = (self.start_size[k], self.start_pair[k]);
+                debug_assert!(c < self.sizes && old == self.marker[c as usize], "a size for the reference");
                 // marker c moves to the new pair
-                let old = self.marker[c as usize];
                 let wo = (old / PAIRS_PER_WORD) as usize;
                 self.bits[wo] &= !(1u64 << (2 * (old % PAIRS_PER_WORD)));
-                self.size_at[old as usize] = NONE;
-                // neither is in a pair until the push below (which may renumber them)
+                // none of them is in a pair until the push below (which may renumber)
                 self.marker[c as usize] = NONE;
+                self.start_pair[k] = NONE;
                 self.last[p] = 0;
-                let old_min = self.tree[self.words + wo].min_size;
-                let wo_min = if old_min == c { self.min_size_in(wo, PAIRS_PER_WORD as usize) } else { old_min };
-                self.refresh(wo, wo_min);
+                self.update_two(wa, wo);
                 self.push_pair(c, page);
+                self.moved_to_the_top(k, c);
                 c + 1
             }
         };

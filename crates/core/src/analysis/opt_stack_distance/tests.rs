@@ -152,3 +152,26 @@ fn renumbering_on_first_and_later_references() {
     let got: Vec<u64> = sizes.iter().map(|&s| c.faults_at(s)).collect();
     assert_eq!(got, want);
 }
+
+/// The run starts kept are those of their definition (size 1, and each size whose marker
+/// is older than the marker of the size below it), with their markers' pairs, after every
+/// reference and free of random streams long enough to renumber the pairs twice.
+#[test]
+fn the_run_starts_are_kept_exactly() {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(13);
+    for (pages, len) in [(3u32, 500usize), (40, 5_000), (500, 70_000)] {
+        let mut sd = OptStackDistances::new();
+        for step in 0..len {
+            let page = if rng.gen_bool(0.5) { rng.gen_range(0..pages / 3 + 1) } else { rng.gen_range(0..pages) };
+            if rng.gen_bool(0.03) {
+                sd.free(page);
+            } else {
+                sd.reference(page, 1);
+            }
+            let want: Vec<u32> = (1..=sd.sizes).filter(|&s| s == 1 || sd.marker[s as usize] < sd.marker[s as usize - 1]).collect();
+            assert_eq!(sd.start_size, want, "pages {pages}, step {step}");
+            let pairs: Vec<u32> = want.iter().map(|&s| sd.marker[s as usize]).collect();
+            assert_eq!(sd.start_pair, pairs, "pages {pages}, step {step}");
+        }
+    }
+}
