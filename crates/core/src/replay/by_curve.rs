@@ -21,12 +21,13 @@ use super::ReplayResult;
 
 /// Replays asking for at least this many sizes of LRU use its curve.
 pub const CURVE_MIN_SIZES: usize = 3;
-/// The same for OPT, whose one pass costs about 7 OPT replays in process. Whole
+/// The same for OPT, whose one pass costs about 4.5 OPT replays in process. Whole
 /// `pagelab replay --policy opt` commands on the 10 M-reference oracleGeneral benchmark
-/// trace, 2 cores (the sizes of a replay run in parallel), with OPT's replay on a set of
-/// times: 4 sizes one by one 0.88 s, 12 sizes 1.87 s (0.12 s a size more), 21 sizes
-/// 3.13 s; from the curve 3.16 s (22 sizes: 3.15 s) whatever the number; they cross at about 22.
-pub const OPT_CURVE_MIN_SIZES: usize = 22;
+/// trace, 2 cores (the sizes of a replay run in parallel), best of 3, with the curve
+/// from the run starts (7da1554): 8 sizes one by one 1.16 s, 12 sizes 1.69 s, 13 sizes
+/// 1.88-1.96 s, 14 sizes 2.04 s; from the curve 1.85-1.88 s whatever the number; they
+/// cross at about 13. (22 when the curve took 3.15 s.)
+pub const OPT_CURVE_MIN_SIZES: usize = 13;
 
 /// Whether `policy` at `sizes` sizes is replayed from its curve.
 pub fn uses_curve(policy: PolicyKind, sizes: usize) -> bool {
