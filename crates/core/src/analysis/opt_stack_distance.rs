@@ -202,29 +202,12 @@ impl OptStackDistances {
         Node { sum, min_suffix }
     }
 
-    /// Recomputes word `w`'s leaf and its ancestors, up to the first that does not
-    /// change (a new pair at the end often changes no sum).
-    fn refresh(&mut self, w: usize) {
-        let mut i = self.words + w;
-        let mut node = self.leaf(w);
-        loop {
-            if self.tree[i] == node {
-                return;
-            }
-            self.tree[i] = node;
-            i >>= 1;
-            if i == 0 {
-                return;
-            }
-            node = combine(self.tree[2 * i], self.tree[2 * i + 1]);
-        }
-    }
-
     /// New leaves for words `wa` and `wb` (the same word or two) and their ancestors: two
     /// paths up to where they meet, then one, up to the first node that does not change.
-    /// The two changes are the page's live slot (-1) and a marker (+1) going: above the
-    /// join the sums are as before, and often the least suffix sums too.
-    fn update_two(&mut self, wa: usize, wb: usize) {
+    /// On a re-reference the two changes are the page's live slot (-1) and a marker (+1)
+    /// going: above the join the sums are as before, and often the least suffix sums
+    /// too. A new pair at the end (one word) often changes no sum above its word.
+    fn update(&mut self, wa: usize, wb: usize) {
         let (mut i, mut j) = (self.words + wa, self.words + wb);
         let mut a = self.leaf(wa);
         self.tree[i] = a;
@@ -421,7 +404,7 @@ impl OptStackDistances {
         self.marker[c as usize] = q;
         self.last[page as usize] = q + 1;
         self.top = q;
-        self.refresh(w);
+        self.update(w, w);
     }
 
     /// Records a reference to `page` repeated `repeat` times; returns its OPT stack
@@ -470,7 +453,7 @@ impl OptStackDistances {
                 self.marker[c as usize] = NONE;
                 self.start_pair[k] = NONE;
                 self.last[p] = 0;
-                self.update_two(wa, wo);
+                self.update(wa, wo);
                 self.push_pair(c, page);
                 self.moved_to_the_top(k, c);
                 c + 1

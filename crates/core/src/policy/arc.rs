@@ -59,13 +59,6 @@ impl ArcCache {
         }
     }
 
-    /// Forgets the least recently used page of ghost list `l`.
-    fn drop_lru(&mut self, l: u8) {
-        if let Some(page) = self.lists.tail(l) {
-            self.lists.remove(page);
-        }
-    }
-
     /// The step of p: `max(x / y, 1)`, x and y the sizes of the two ghost lists.
     #[inline]
     fn step(&self, x: usize, y: usize) -> f64 {
@@ -114,13 +107,13 @@ impl ReplacementPolicy for ArcCache {
                 if t1 + b1 == self.c {
                     // IV(A)
                     if t1 < self.c {
-                        self.drop_lru(B1);
+                        self.lists.pop_back(B1); // forget B1's LRU page
                     } else {
                         self.drop_t1 = true;
                     }
                 } else if t1 + t2 + b1 + b2 >= self.c && t1 + t2 + b1 + b2 == 2 * self.c {
                     // IV(B)
-                    self.drop_lru(B2);
+                    self.lists.pop_back(B2); // forget B2's LRU page
                 }
             }
         }
@@ -133,15 +126,13 @@ impl ReplacementPolicy for ArcCache {
         let t1f = t1 as f64;
         let from_t1 = t1 >= 1 && (t1f > self.p || (self.missing_from == B2 && t1f == self.p) || self.lists.is_empty(T2));
         if from_t1 {
-            let victim = self.lists.tail(T1).expect("a resident page");
-            self.lists.remove(victim);
+            let victim = self.lists.pop_back(T1).expect("a resident page");
             if !std::mem::take(&mut self.drop_t1) {
                 self.lists.push_front(B1, victim);
             }
             victim
         } else {
-            let victim = self.lists.tail(T2).expect("a resident page");
-            self.lists.remove(victim);
+            let victim = self.lists.pop_back(T2).expect("a resident page");
             self.lists.push_front(B2, victim);
             victim
         }

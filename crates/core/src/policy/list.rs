@@ -175,6 +175,13 @@ impl<const N: usize> PageLists<N> {
         (t != NIL).then_some(t)
     }
 
+    /// Takes the least recently pushed page off `list`.
+    pub fn pop_back(&mut self, list: u8) -> Option<PageId> {
+        let t = self.tail(list)?;
+        self.remove(t);
+        Some(t)
+    }
+
     /// Puts a page that is on no list at the front of `list`.
     #[inline]
     pub fn push_front(&mut self, list: u8, page: PageId) {

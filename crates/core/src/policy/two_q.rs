@@ -74,18 +74,9 @@ impl TwoQ {
             return;
         }
         if self.lists.len(A1OUT) >= self.kout {
-            if let Some(old) = self.lists.tail(A1OUT) {
-                self.lists.remove(old);
-            }
+            self.lists.pop_back(A1OUT);
         }
         self.lists.push_front(A1OUT, page);
-    }
-
-    /// Takes the oldest page off `list`.
-    fn pop_back(&mut self, list: u8) -> Option<PageId> {
-        let page = self.lists.tail(list)?;
-        self.lists.remove(page);
-        Some(page)
     }
 
     #[cfg(test)]
@@ -126,11 +117,11 @@ impl ReplacementPolicy for TwoQ {
     /// else Am's LRU page (forgotten).
     fn select_victim(&mut self, _time: u64) -> PageId {
         if self.lists.len(A1IN) > self.kin || self.lists.is_empty(AM) {
-            let victim = self.pop_back(A1IN).expect("select_victim with no resident page");
+            let victim = self.lists.pop_back(A1IN).expect("select_victim with no resident page");
             self.remember(victim);
             victim
         } else {
-            self.pop_back(AM).expect("a resident page in Am")
+            self.lists.pop_back(AM).expect("a resident page in Am")
         }
     }
 
@@ -159,11 +150,11 @@ impl ReplacementPolicy for TwoQ {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::testing::run;
+    use rand::{Rng, SeedableRng};
 
     /// On no list.
     const NONE: u8 = 0;
-    use crate::policy::testing::run;
-    use rand::{Rng, SeedableRng};
 
     /// The invariants: each list's members are exactly the pages tagged with it (so no
     /// page is on two lists), A1in and Am hold the resident pages, A1out holds at most
