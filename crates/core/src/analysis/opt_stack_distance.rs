@@ -44,8 +44,9 @@
 //!   starting a run (size 1 always starts one) and c + 1 starts one; a new size's marker
 //!   is the newest and starts none. The run starts are kept in a short array in size
 //!   order (about a hundred on the 10 M-reference Zipf benchmark), and c is its first
-//!   entry with a marker before t. (A tree field for the least size in each node, as
-//!   before, cost a third of the time.)
+//!   entry with a marker before t. (With a tree field for the least size in each node
+//!   instead, and the two removals climbing apart, the loop over the benchmark's ids took
+//!   2.18 s against 1.44-1.49 s.)
 //! * The search does not depend on the page's live slot (R after it is the same with it
 //!   or without), so it reads the tree first; the two slots that go (the page's live
 //!   slot and marker c) are then written together, their paths merged where they meet
