@@ -302,8 +302,13 @@ impl OptStackDistances {
     /// into the first that reaches -1.
     fn balance_point(&self, from: u32, mut rs: i32) -> u32 {
         let w0 = (from / 64) as usize;
-        if let Some(t) = self.scan_word(w0, from % 64, rs) {
-            return t;
+        // The word's leaf still counts the page's live slot, whose removal only raised R:
+        // when its least suffix sum cannot reach -1 no slot of it can (3 in 4 searches
+        // end outside the page's word), and the scan is skipped.
+        if self.tree[self.words + w0].min_suffix + rs <= -1 {
+            if let Some(t) = self.scan_word(w0, from % 64, rs) {
+                return t;
+            }
         }
         let mut i = self.words + w0;
         while i > 1 {
