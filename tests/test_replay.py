@@ -113,6 +113,9 @@ def test_cli_mrc_writes_csv_and_plot(tmp_path):
     assert lines[63].split(",")[:2] == ["63", str(64 * 3)]
     assert lines[64].split(",")[:2] == ["64", "64"]
     assert (tmp_path / "curve.png").stat().st_size > 1000
+    # the message names every file written: the PNG's SVG too
+    assert (tmp_path / "curve.svg").exists()
+    assert r.out.splitlines()[-1] == f"wrote {out} (64 sizes), {tmp_path / 'curve.png'} and {tmp_path / 'curve.svg'}"
 
 
 def test_curve_csv_is_the_dataframe_as_pandas_writes_it(tmp_path):

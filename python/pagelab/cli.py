@@ -241,7 +241,7 @@ def cmd_replay(args) -> int:
 
 def cmd_mrc(args) -> int:
     from .figures.curves import plot_mrc
-    from .figures.style import check_figure_path
+    from .figures.style import check_figure_path, figure_files
 
     out = args.output
     plot = args.plot or os.path.splitext(out)[0] + ".png"
@@ -254,7 +254,8 @@ def cmd_mrc(args) -> int:
         plot_mrc([curve], plot, title=f"{curve.policy.upper()} fault curve: {source.name}")
     print(f"{source.name}: {curve.references:,} references, {curve.distinct_pages:,} distinct pages, "
           f"{curve.compulsory_faults:,} compulsory faults")
-    print(f"wrote {out} ({len(curve.faults):,} sizes) and {plot}")
+    names = [f"{out} ({len(curve.faults):,} sizes)"] + [str(p) for p in figure_files(plot)]
+    print(f"wrote {', '.join(names[:-1])} and {names[-1]}")
     return 0
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Tuple
 
 from .. import fault_stats as fa
-from .style import STYLES, _pyplot, _save
+from .style import STYLES, _pyplot, _save, figure_files
 
 Datasets = Sequence[Tuple[str, object]]
 
@@ -180,5 +180,5 @@ def write_figures(datasets: Datasets, out_dir, pages: int = 2) -> List[str]:
     names = []
     for name in FIGURE_FILES:
         draw[name](out / name)
-        names += [name, name[:-len(".png")] + ".svg"]
+        names += [p.name for p in figure_files(name)]
     return names

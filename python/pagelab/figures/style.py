@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Union
+from typing import List, Union
 
 from .._core import PagelabError
 from ..files import atomic_path
@@ -72,6 +72,13 @@ def check_figure_path(path: Union[str, os.PathLike]) -> None:
                            f"(expected one of .{', .'.join(sorted(formats))})")
 
 
+def figure_files(path: Union[str, os.PathLike]) -> List[Path]:
+    """The files a figure saved to ``path`` makes: the path, and for a ``.png`` the
+    ``.svg`` beside it (``_save``)."""
+    path = Path(os.fspath(path))
+    return [path, path.with_suffix(".svg")] if path.suffix.lower() == ".png" else [path]
+
+
 def _save(fig, path: Union[str, os.PathLike]) -> None:
     """Writes the figure to ``path`` (format from the suffix), whole or not at all. A
     ``.png`` is also written as ``.svg`` beside it (for print and scaling); both are
@@ -80,13 +87,9 @@ def _save(fig, path: Union[str, os.PathLike]) -> None:
     same figure gives the same file."""
     import matplotlib
 
-    path = Path(os.fspath(path))
-    fmt = path.suffix[1:].lower()
     check_figure_path(path)
     title = figure_title(fig)
-    targets = [(path, fmt)]
-    if fmt == "png":
-        targets.append((path.with_suffix(".svg"), "svg"))
+    targets = [(target, target.suffix[1:].lower()) for target in figure_files(path)]
     with contextlib.ExitStack() as stack, matplotlib.rc_context({"svg.hashsalt": "pagelab"}):
         # entered in order, left in reverse: the SVG is renamed into place before the PNG
         tmps = [(stack.enter_context(atomic_path(target)), f) for target, f in targets]
