@@ -28,7 +28,7 @@
 use std::sync::Arc;
 
 use crate::hint::{prefetch, PREFETCH_DISTANCE};
-use crate::policy::{build, Future, PolicyKind};
+use crate::policy::{build, Foresight, Future, PolicyKind};
 use crate::replay::record;
 use crate::stream::for_each_batch;
 use crate::trace::{AccessKind, PageId, Progress, RefSource};
@@ -257,7 +257,7 @@ pub fn fault_parameters(
     if frames == 0 || frames == u32::MAX {
         return Err(Error::invalid("frames", format!("expected a memory size from 1 to {} frames, got {frames}", u32::MAX - 1)));
     }
-    let next_use = if policy.needs_future() { Some(Arc::new(future_pass(open, &mut *progress)?)) } else { None };
+    let next_use = if policy.needs_future() { Some(Foresight::PrePass(Arc::new(future_pass(open, &mut *progress)?))) } else { None };
     let mut replacement = build(policy, frames, seed, next_use.as_ref());
     let mut out = FaultParameters { policy: policy.label(), frames: frames as u64, ..Default::default() };
     let mut pages: Vec<PageState> = Vec::new();

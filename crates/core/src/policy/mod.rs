@@ -21,6 +21,7 @@ mod list;
 mod lru;
 mod mru;
 mod opt;
+mod opt_from_trace;
 mod params;
 mod pff;
 mod predictive;
@@ -43,7 +44,8 @@ pub use lfu::Lfu;
 pub use lirs::{Lirs, LirsParams};
 pub use lru::Lru;
 pub use mru::Mru;
-pub use opt::{next_use_times, Future, Opt, TimeSet, NEVER};
+pub use opt::{next_use_times, Foresight, Future, Opt, TimeSet, NEVER};
+pub use opt_from_trace::OptFromTrace;
 pub use random::RandomPolicy;
 pub use two_q::TwoQ;
 pub use working_set::WorkingSet;
@@ -122,12 +124,23 @@ pub trait ReplacementPolicy: Send {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
+    /// The next-access times the trace gives for the records of the next batch (the
+    /// batch's `next_access`), their repeat counts, and the index of its first record,
+    /// before the batch is replayed; only a policy that takes its future from the trace
+    /// ([`OptFromTrace`]) reads them.
+    fn tell(&mut self, _next_access: &[u64], _repeats: &[u32], _time: u64) {}
+    /// True when the times told so far were not the trace's next accesses (the
+    /// replay's results are then void, and it is run again without them); `at_end`: the
+    /// stream has ended, so a time still waiting for its reference is wrong too.
+    fn told_wrong(&self, _at_end: bool) -> bool {
+        false
+    }
 }
 
 /// Evaluates `$body` with `$p` bound to a new policy of kind `$kind` for `$frames`
 /// frames, each arm with its concrete type (static dispatch inside `$body`). OPT takes
-/// the stream's future from `$next_use` (`Option<&Arc<Future>>`), which must be given
-/// for it.
+/// the stream's future from `$next_use` (`Option<&Foresight>`), which must be given for
+/// it: a pre-pass's ([`Opt`]) or the trace's own times ([`OptFromTrace`]).
 #[macro_export]
 macro_rules! with_policy {
     ($kind:expr, $frames:expr, $seed:expr, $next_use:expr, |$p:ident| $body:expr) => {{
@@ -153,9 +166,11 @@ macro_rules! with_policy {
             PolicyKind::LastDynamic { threshold, rule } => { let $p = Predictive::new(LastDynamic::new(threshold, rule), frames); $body }
             PolicyKind::DpApprox { a } => { let $p = Predictive::new(DpApprox::new(a), frames); $body }
             PolicyKind::Opt => {
-                let next: Option<&std::sync::Arc<Future>> = $next_use;
-                let $p = Opt::new(next.expect("OPT needs its next-use pre-pass").clone());
-                $body
+                let next: Option<&Foresight> = $next_use;
+                match next.expect("OPT needs its future") {
+                    Foresight::PrePass(future) => { let $p = Opt::new(future.clone()); $body }
+                    &Foresight::FromTrace { references } => { let $p = OptFromTrace::new(references); $body }
+                }
             }
         }
     }};
@@ -163,7 +178,7 @@ macro_rules! with_policy {
 
 /// A new policy of `kind` behind a trait object, for callers that are not per-reference
 /// hot loops (analyses, the timed system's reclaim).
-pub fn build(kind: PolicyKind, frames: u32, seed: u64, next_use: Option<&std::sync::Arc<Future>>) -> Box<dyn ReplacementPolicy> {
+pub fn build(kind: PolicyKind, frames: u32, seed: u64, next_use: Option<&Foresight>) -> Box<dyn ReplacementPolicy> {
     crate::with_policy!(kind, frames, seed, next_use, |p| Box::new(p) as Box<dyn ReplacementPolicy>)
 }
 

@@ -1,6 +1,8 @@
 //! OPT (Belady 1966, MIN): evict the resident page whose next reference is farthest in
-//! the future. The future comes from a pre-pass that gives, for every record index, the
-//! index of the next record that touches the same page ([`next_use_times`]).
+//! the future. Here the future comes from a pre-pass that gives, for every record index,
+//! the index of the next record that touches the same page ([`next_use_times`]);
+//! [`super::OptFromTrace`] takes it from the trace instead. Both keep their resident
+//! pages in [`ResidentKeys`].
 //!
 //! A resident page's key is its next use, a record index; distinct pages have distinct
 //! keys, so the keys of the resident pages are a set of times. It is kept as a bitmap
@@ -142,43 +144,140 @@ impl TimeSet {
         }
         Some(i as u32)
     }
+
+    /// Asks for the bitmap word of `t` ahead ([`crate::hint::prefetch`]).
+    #[inline(always)]
+    pub fn prefetch(&self, t: u32) {
+        crate::hint::prefetch(&self.levels[0], t as usize / 64);
+    }
+}
+
+/// Where OPT learns the future from.
+#[derive(Debug)]
+pub enum Foresight {
+    /// A pre-pass over the recorded stream ([`Opt`]).
+    PrePass(std::sync::Arc<Future>),
+    /// The trace's own next-access times, checked as the stream goes
+    /// ([`super::OptFromTrace`]); `references` bounds them.
+    FromTrace { references: u64 },
+}
+
+/// The victim [`ResidentKeys::take_victim`] took out.
+pub(crate) enum Victim {
+    /// A page never used again, by id.
+    Never(PageId),
+    /// The latest key: whose page it is, the caller knows.
+    Latest(u32),
+}
+
+/// OPT's resident pages by key, whoever gives the keys: the keys of the pages used
+/// again, the pages never used again by id (evicted first, the largest id first), and
+/// the largest key, kept up to date.
+#[derive(Debug)]
+pub(crate) struct ResidentKeys {
+    /// The keys of the resident pages that are used again.
+    times: TimeSet,
+    /// The resident pages that are never used again, by id.
+    never: TimeSet,
+    /// The largest time in `times` (0: none): the next victim unless a page never used
+    /// again is resident.
+    top: u32,
+}
+
+impl ResidentKeys {
+    /// For keys below `bound`.
+    pub fn new(bound: usize) -> Self {
+        ResidentKeys { times: TimeSet::new(bound), never: TimeSet::new(1), top: 0 }
+    }
+
+    /// Makes room for page ids below `pages`; called when the pages grow.
+    pub fn reserve_pages(&mut self, pages: usize) {
+        self.never = self.never.grown(pages);
+    }
+
+    /// Adds a resident page with key `k`; true when `k` is the new largest key.
+    #[inline]
+    pub fn insert(&mut self, page: PageId, k: u32) -> bool {
+        if k == NEVER {
+            self.never.insert(page);
+            false
+        } else {
+            self.times.insert(k);
+            let top = k > self.top;
+            if top {
+                self.top = k;
+            }
+            top
+        }
+    }
+
+    /// Takes out a resident page with key `k`.
+    #[inline]
+    pub fn remove(&mut self, page: PageId, k: u32) {
+        if k == NEVER {
+            self.never.remove(page);
+        } else {
+            self.times.remove(k);
+            if k == self.top {
+                self.top = self.times.max().unwrap_or(0);
+            }
+        }
+    }
+
+    /// Asks for the word of key `k` ahead.
+    #[inline(always)]
+    pub fn prefetch(&self, k: u32) {
+        self.times.prefetch(k);
+    }
+
+    /// The largest key (0: none).
+    #[inline]
+    pub fn top(&self) -> u32 {
+        self.top
+    }
+
+    /// Takes out the next victim; None when no page is resident.
+    #[inline]
+    pub fn take_victim(&mut self) -> Option<Victim> {
+        if let Some(page) = self.never.max() {
+            self.never.remove(page);
+            return Some(Victim::Never(page));
+        }
+        // the set's largest time, kept up to date (no chain of loads down the levels)
+        let k = self.top;
+        if k == 0 {
+            return None;
+        }
+        debug_assert_eq!(Some(k), self.times.max());
+        self.times.remove(k);
+        self.top = self.times.max().unwrap_or(0);
+        Some(Victim::Latest(k))
+    }
 }
 
 #[derive(Debug)]
 pub struct Opt {
     future: std::sync::Arc<Future>,
-    /// The keys of the resident pages that are used again.
-    times: TimeSet,
-    /// The resident pages that are never used again, by id.
-    never: TimeSet,
+    keys: ResidentKeys,
     key: Vec<u32>,
-    /// The largest time in `times` (0: none): the next victim unless a page never used
-    /// again is resident; its id is asked for ahead.
-    top: u32,
 }
 
 impl Opt {
     /// For the stream whose future is `future`.
     pub fn new(future: std::sync::Arc<Future>) -> Self {
-        let times = TimeSet::new(future.next.len());
-        Opt { future, times, never: TimeSet::new(1), key: Vec::new(), top: 0 }
+        let keys = ResidentKeys::new(future.next.len());
+        Opt { future, keys, key: Vec::new() }
     }
 
     #[inline]
     fn push(&mut self, page: PageId, time: u64) {
         let k = self.future.next[time as usize];
         self.key[page as usize] = k;
-        if k == NEVER {
-            // below its bound: `reserve_pages` grows it with `key`, just written
-            self.never.insert(page);
-        } else {
-            self.times.insert(k);
-            if k > self.top {
-                // the next victim unless a later key comes first: its id is read then, a
-                // miss in the stream's ids that was most of an eviction's time
-                self.top = k;
-                crate::hint::prefetch(&self.future.ids, k as usize);
-            }
+        // below its bound: `reserve_pages` grows the pages never used again with `key`
+        if self.keys.insert(page, k) {
+            // the next victim unless a later key comes first: its id is read then, a
+            // miss in the stream's ids that was most of an eviction's time
+            crate::hint::prefetch(&self.future.ids, k as usize);
         }
     }
 
@@ -186,13 +285,8 @@ impl Opt {
     #[inline]
     fn forget(&mut self, page: PageId) {
         let k = self.key[page as usize];
-        if k == NEVER {
-            self.never.remove(page);
-        } else if k != NOT_RESIDENT {
-            self.times.remove(k);
-            if k == self.top {
-                self.top = self.times.max().unwrap_or(0);
-            }
+        if k != NOT_RESIDENT {
+            self.keys.remove(page, k);
         }
     }
 }
@@ -204,7 +298,7 @@ impl ReplacementPolicy for Opt {
     fn reserve_pages(&mut self, pages: usize) {
         if pages > self.key.len() {
             self.key.resize(pages, NOT_RESIDENT);
-            self.never = self.never.grown(pages);
+            self.keys.reserve_pages(pages);
         }
     }
     #[inline]
@@ -221,21 +315,16 @@ impl ReplacementPolicy for Opt {
         self.push(page, time);
     }
     fn select_victim(&mut self, _time: u64) -> PageId {
-        if let Some(page) = self.never.max() {
-            self.never.remove(page);
-            self.key[page as usize] = NOT_RESIDENT;
-            return page;
-        }
-        // the set's largest time, kept up to date (no chain of loads down the levels)
-        let k = self.top;
-        assert!(k != 0, "select_victim with no resident page");
-        debug_assert_eq!(Some(k), self.times.max());
-        let page = self.future.ids[k as usize];
-        debug_assert_eq!(self.key[page as usize], k);
-        self.times.remove(k);
+        let page = match self.keys.take_victim().expect("select_victim with no resident page") {
+            Victim::Never(page) => page,
+            Victim::Latest(k) => {
+                let page = self.future.ids[k as usize];
+                debug_assert_eq!(self.key[page as usize], k);
+                crate::hint::prefetch(&self.future.ids, self.keys.top() as usize);
+                page
+            }
+        };
         self.key[page as usize] = NOT_RESIDENT;
-        self.top = self.times.max().unwrap_or(0);
-        crate::hint::prefetch(&self.future.ids, self.top as usize);
         page
     }
     #[inline(always)]

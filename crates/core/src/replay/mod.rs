@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::policy::{Future, PolicyKind, Repeats, NEVER};
+use crate::policy::{Foresight, Future, PolicyKind, Repeats, NEVER};
 use crate::stream::for_each_batch;
 use crate::trace::{AccessKind, PageId, Progress, RefSource, BATCH_RECORDS};
 use crate::{Error, Result};
@@ -139,7 +139,7 @@ fn run_all(sims: &mut [Box<dyn Simulate>], r: &Records, pages: usize, time: u64)
 }
 
 /// One simulation of `policy` on `frames` frames.
-fn simulation(policy: PolicyKind, frames: u32, cfg: &ReplayConfig, next_use: Option<&Arc<Future>>) -> Box<dyn Simulate> {
+fn simulation(policy: PolicyKind, frames: u32, cfg: &ReplayConfig, next_use: Option<&Foresight>) -> Box<dyn Simulate> {
     let repeats = policy.repeats(cfg.repeats);
     crate::with_policy!(policy, frames, cfg.seed, next_use, |p| Box::new(PoolSimulation::new(p, frames).with_repeats(repeats)))
 }
@@ -151,7 +151,11 @@ fn simulation(policy: PolicyKind, frames: u32, cfg: &ReplayConfig, next_use: Opt
 /// Without OPT the source is streamed once, batch by batch, in bounded memory. With OPT
 /// the stream is first read into memory (5 bytes per record) and OPT's next-use times
 /// computed from it (4 more), since OPT needs the whole future anyway; every policy
-/// then replays from memory.
+/// then replays from memory. One OPT simulation on a trace that carries its own
+/// next-access times (oracleGeneral) streams too, its future told by the trace and
+/// checked as it goes ([`crate::policy::OptFromTrace`]): if a time proves wrong, the
+/// replay is run again with the pre-pass. (Several OPT simulations share one pre-pass
+/// instead of each keeping a table of 4 bytes per reference.)
 ///
 /// LRU and OPT asked for at [`CURVE_MIN_SIZES`] sizes or more come from one pass of
 /// their stack distances ([`by_curve`]), with the same results, unless the stream
@@ -183,61 +187,95 @@ pub fn replay(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig,
     Ok(out)
 }
 
-/// [`replay`], one simulation per policy and size.
-fn replay_each(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig, progress: Progress) -> Result<Vec<ReplayResult>> {
-    let vpages = cfg.policies.iter().any(|p| p.needs_vpages());
-    let repeats = cfg.policies.iter().any(|p| p.repeats(cfg.repeats) == Repeats::Hits);
-    let recorded = if cfg.policies.iter().any(|p| p.needs_future()) {
-        let mut src = open()?;
-        Some(record(src.as_mut(), vpages, repeats, &mut *progress)?)
-    } else {
-        None
-    };
-    let next_use = recorded.as_ref().map(|r| Arc::new(Future::new(r.ids.clone(), &r.kinds, r.distinct_pages)));
+/// The simulations of `cfg`, one per policy and size, with their labels.
+fn simulations(cfg: &ReplayConfig, next_use: Option<&Foresight>) -> (Vec<Box<dyn Simulate>>, Vec<String>) {
     let mut sims: Vec<Box<dyn Simulate>> = Vec::new();
     let mut labels = Vec::new();
     for &policy in &cfg.policies {
         // a variable-size policy sets its own size: once, whatever the sizes asked for
         let sizes: &[u64] = if policy.variable_size() { &[0] } else { &cfg.frames };
         for &frames in sizes {
-            sims.push(simulation(policy, frames as u32, cfg, next_use.as_ref()));
+            sims.push(simulation(policy, frames as u32, cfg, next_use));
             labels.push(policy.label());
         }
     }
-    let (records, references, distinct) = match recorded {
-        Some(rec) => {
-            let pages = rec.distinct_pages;
-            for (chunk, (ids, kinds)) in rec.ids.chunks(BATCH_RECORDS).zip(rec.kinds.chunks(BATCH_RECORDS)).enumerate() {
-                let time = (chunk * BATCH_RECORDS) as u64;
-                let at = chunk * BATCH_RECORDS;
-                let vp = if vpages { &rec.vpages[at..at + ids.len()] } else { &[][..] };
-                let rp = if repeats { &rec.repeats[at..at + ids.len()] } else { &[][..] };
-                run_all(&mut sims, &Records { ids, kinds, vpages: vp, repeats: rp }, pages, time);
-                if !progress(time + ids.len() as u64) {
-                    return Err(Error::Interrupted);
-                }
-            }
-            (rec.ids.len() as u64, rec.references, pages as u64)
-        }
-        None => {
-            let mut src = open()?;
-            let (mut time, mut references) = (0u64, 0u64);
-            for_each_batch(src.as_mut(), progress, |batch, distinct| {
-                let vp = if vpages { &batch.page[..] } else { &[][..] };
-                let rp = if repeats { &batch.repeat[..] } else { &[][..] };
-                run_all(&mut sims, &Records { ids: &batch.id, kinds: &batch.kind, vpages: vp, repeats: rp }, distinct, time);
-                time += batch.len() as u64;
-                references += batch.repeat.iter().map(|&r| r as u64).sum::<u64>();
-                Ok(())
-            })?;
-            (time, references, src.distinct_pages() as u64)
-        }
-    };
-    Ok(sims
-        .iter()
+    (sims, labels)
+}
+
+/// The stream's counts: records, references, distinct pages.
+type Counts = (u64, u64, u64);
+
+fn results((sims, labels): (Vec<Box<dyn Simulate>>, Vec<String>), (records, references, distinct): Counts) -> Vec<ReplayResult> {
+    sims.iter()
         .zip(labels)
         .map(|(s, label)| ReplayResult { policy: label, ..s.result(records, references, distinct) })
-        .collect())
+        .collect()
+}
+
+/// [`replay`], one simulation per policy and size.
+fn replay_each(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig, progress: Progress) -> Result<Vec<ReplayResult>> {
+    let vpages = cfg.policies.iter().any(|p| p.needs_vpages());
+    let repeats = cfg.policies.iter().any(|p| p.repeats(cfg.repeats) == Repeats::Hits);
+    let future = cfg.policies.iter().filter(|p| p.needs_future()).count();
+    if future == 1 && cfg.frames.len() == 1 {
+        let mut src = open()?;
+        if let Some(references) = src.give_next_access() {
+            let mut sims = simulations(cfg, Some(&Foresight::FromTrace { references }));
+            if let Some(counts) = replay_stream(src.as_mut(), &mut sims.0, vpages, repeats, true, progress)? {
+                return Ok(results(sims, counts));
+            }
+            // a time was wrong: again, with the pre-pass
+        }
+    }
+    if future == 0 {
+        let mut sims = simulations(cfg, None);
+        let counts = replay_stream(open()?.as_mut(), &mut sims.0, vpages, repeats, false, progress)?.expect("no times told");
+        return Ok(results(sims, counts));
+    }
+    let rec = record(open()?.as_mut(), vpages, repeats, &mut *progress)?;
+    let future = Foresight::PrePass(Arc::new(Future::new(rec.ids.clone(), &rec.kinds, rec.distinct_pages)));
+    let mut sims = simulations(cfg, Some(&future));
+    let pages = rec.distinct_pages;
+    for (chunk, (ids, kinds)) in rec.ids.chunks(BATCH_RECORDS).zip(rec.kinds.chunks(BATCH_RECORDS)).enumerate() {
+        let time = (chunk * BATCH_RECORDS) as u64;
+        let at = chunk * BATCH_RECORDS;
+        let vp = if vpages { &rec.vpages[at..at + ids.len()] } else { &[][..] };
+        let rp = if repeats { &rec.repeats[at..at + ids.len()] } else { &[][..] };
+        run_all(&mut sims.0, &Records { ids, kinds, vpages: vp, repeats: rp }, pages, time);
+        if !progress(time + ids.len() as u64) {
+            return Err(Error::Interrupted);
+        }
+    }
+    Ok(results(sims, (rec.ids.len() as u64, rec.references, pages as u64)))
+}
+
+/// Streams `src` through `sims` batch by batch. `told`: the source gives next-access
+/// times ([`RefSource::give_next_access`]) and the simulations are told them; None when
+/// one of them says they were wrong (the stream stops there).
+fn replay_stream(src: &mut dyn RefSource, sims: &mut [Box<dyn Simulate>], vpages: bool, repeats: bool, told: bool, progress: Progress) -> Result<Option<Counts>> {
+    let (mut time, mut references, mut wrong) = (0u64, 0u64, false);
+    let streamed = for_each_batch(src, progress, |batch, distinct| {
+        let vp = if vpages { &batch.page[..] } else { &[][..] };
+        let rp = if repeats { &batch.repeat[..] } else { &[][..] };
+        if told {
+            for s in sims.iter_mut() {
+                s.tell(&batch.next_access, &batch.repeat, time);
+            }
+        }
+        run_all(sims, &Records { ids: &batch.id, kinds: &batch.kind, vpages: vp, repeats: rp }, distinct, time);
+        if told && sims.iter().any(|s| s.told_wrong(false)) {
+            wrong = true;
+            return Err(Error::Interrupted);
+        }
+        time += batch.len() as u64;
+        references += batch.repeat.iter().map(|&r| r as u64).sum::<u64>();
+        Ok(())
+    });
+    if wrong || (told && streamed.is_ok() && sims.iter().any(|s| s.told_wrong(true))) {
+        return Ok(None);
+    }
+    streamed?;
+    Ok(Some((time, references, src.distinct_pages() as u64)))
 }
 
 #[cfg(test)]

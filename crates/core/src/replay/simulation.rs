@@ -21,6 +21,11 @@ pub trait Simulate: Send {
     /// shows repeats to its policy ([`Repeats::Hits`]).
     fn run(&mut self, ids: &[PageId], kinds: &[AccessKind], vpages: &[u64], repeats: &[u32], pages: usize, time: u64);
     fn result(&self, records: u64, references: u64, distinct_pages: u64) -> ReplayResult;
+    /// The trace's next-access times of the batch `run` gets next
+    /// ([`ReplacementPolicy::tell`]).
+    fn tell(&mut self, next_access: &[u64], repeats: &[u32], time: u64);
+    /// Whether the times told were wrong ([`ReplacementPolicy::told_wrong`]).
+    fn told_wrong(&self, at_end: bool) -> bool;
 }
 
 pub struct PoolSimulation<P: ReplacementPolicy> {
@@ -162,6 +167,14 @@ impl<P: ReplacementPolicy> Simulate for PoolSimulation<P> {
             (true, true) => self.records::<true, true>(ids, kinds, vpages, repeats, time),
             (false, true) => self.records::<false, true>(ids, kinds, vpages, repeats, time),
         }
+    }
+
+    fn tell(&mut self, next_access: &[u64], repeats: &[u32], time: u64) {
+        self.policy.tell(next_access, repeats, time);
+    }
+
+    fn told_wrong(&self, at_end: bool) -> bool {
+        self.policy.told_wrong(at_end)
     }
 
     fn result(&self, records: u64, references: u64, distinct_pages: u64) -> ReplayResult {

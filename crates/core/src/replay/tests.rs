@@ -398,3 +398,76 @@ fn repeats_fold_into_one_reference_or_show_as_hits() {
         assert!(!differ.iter().any(|d| d == name), "{name}: a repeat changed its faults");
     }
 }
+
+/// One OPT simulation on an oracleGeneral file reads the file once, its future told by
+/// the file's next-access times (from 0 as pagelab writes them, or from 1 as
+/// libCacheSim's traceConv does), and gives every count of the pre-pass on the same
+/// trace as CSV, with the policies beside it too. A file with one wrong time is read a
+/// second time, with the pre-pass, and gives them as well.
+#[test]
+fn opt_told_by_an_oracle_file_gives_the_pre_pass_results() {
+    use crate::trace::{convert, open_trace, TraceFormat};
+    use std::cell::Cell;
+    let dir = tempfile::tempdir().unwrap();
+    let refs: Vec<Reference> = random_pages(30_000, 700, 9)
+        .into_iter()
+        .enumerate()
+        .map(|(i, page)| Reference { pid: 0, page, kind: AccessKind::Read, repeat: 1 + (i % 5 == 0) as u32 * 2, gap: 0 })
+        .collect();
+    let (oracle, csv) = (dir.path().join("t.oracleGeneral"), dir.path().join("t.csv"));
+    for (path, format) in [(&oracle, TraceFormat::Oracle), (&csv, TraceFormat::Csv)] {
+        let mut src = VecSource::new("r", 4096, refs.clone());
+        convert(&mut src, path, format, false, &mut |_| true).unwrap();
+    }
+    let bytes = std::fs::read(&oracle).unwrap();
+    let time_at = |b: &[u8], i: usize| i64::from_le_bytes(b[i * 24 + 16..i * 24 + 24].try_into().unwrap());
+    let set_time = |b: &mut Vec<u8>, i: usize, t: i64| b[i * 24 + 16..i * 24 + 24].copy_from_slice(&t.to_le_bytes());
+    let from_1 = dir.path().join("from1.oracleGeneral");
+    let mut b = bytes.clone();
+    for i in 0..b.len() / 24 {
+        let t = time_at(&b, i);
+        if t != -1 {
+            set_time(&mut b, i, t + 1);
+        }
+    }
+    std::fs::write(&from_1, &b).unwrap();
+    let wrong = dir.path().join("wrong.oracleGeneral");
+    let mut b = bytes.clone();
+    // the last reference of a record (the times inside a record's repeats are not read)
+    let page_at = |b: &[u8], i: usize| u64::from_le_bytes(b[i * 24 + 4..i * 24 + 12].try_into().unwrap());
+    let late = (20_000..).find(|&i| time_at(&b, i) != -1 && page_at(&b, i + 1) != page_at(&b, i)).unwrap();
+    let t = time_at(&b, late);
+    set_time(&mut b, late, t + 1);
+    std::fs::write(&wrong, &b).unwrap();
+
+    let opens = Cell::new(0);
+    let opening = |path: &std::path::Path| {
+        let path = path.to_path_buf();
+        let opens = &opens;
+        move || {
+            opens.set(opens.get() + 1);
+            open_trace(&path, None, None)
+        }
+    };
+    for (file, reads) in [(&oracle, 1), (&from_1, 1), (&wrong, 2)] {
+        for policies in [vec![PolicyKind::Opt], vec![PolicyKind::Lru, PolicyKind::Opt, PolicyKind::Fifo]] {
+            for frames in [1u64, 40, 300, 699] {
+                for repeats in [Repeats::Fold, Repeats::Hits] {
+                    let cfg = ReplayConfig { policies: policies.clone(), frames: vec![frames], seed: 7, repeats };
+                    let want = replay(&opening(&csv), &cfg, &mut |_| true).unwrap();
+                    opens.set(0);
+                    let got = replay(&opening(file), &cfg, &mut |_| true).unwrap();
+                    let what = format!("{} at {frames} frames, {policies:?}", file.display());
+                    assert_eq!(opens.get(), reads, "{what}");
+                    assert_eq!(got, want, "{what}");
+                }
+            }
+        }
+    }
+    // several OPT sizes share the pre-pass: the file is read once, for it
+    let cfg = ReplayConfig { policies: vec![PolicyKind::Opt], frames: vec![40, 300], seed: 7, repeats: Repeats::Fold };
+    let want = replay(&opening(&csv), &cfg, &mut |_| true).unwrap();
+    opens.set(0);
+    assert_eq!(replay(&opening(&oracle), &cfg, &mut |_| true).unwrap(), want);
+    assert_eq!(opens.get(), 1);
+}

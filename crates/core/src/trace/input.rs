@@ -185,6 +185,10 @@ pub(crate) struct Folder {
     pub densifier: Densifier,
     /// The densifier is out ([`RefSource::detach_ids`]): batches leave without ids.
     detached: bool,
+    /// Records carry next-access times ([`Folder::push_reads_with_next`]); the record
+    /// in progress has `pending_next`, the time after its last reference.
+    with_next: bool,
+    pending_next: u64,
 }
 
 impl Folder {
@@ -204,6 +208,7 @@ impl Folder {
             }
             // its id comes in `assign_ids`, for the whole batch at once
             out.push(0, &*p);
+            debug_assert!(!self.with_next, "records with next-access times are pushed by push_reads_with_next");
         }
         self.pending = Some(r);
     }
@@ -216,13 +221,31 @@ impl Folder {
     /// reloaded every vector's length and capacity from memory at every push.
     #[inline(always)]
     pub fn push_reads(&mut self, pid: u32, pages: impl Iterator<Item = u64>, out: &mut RefBatch) {
+        self.reads::<false>(pid, pages.map(|page| (page, 0)), out);
+    }
+
+    /// `push_reads` of (page, next-access time) pairs: a record's time is its last
+    /// reference's, and goes to the batch's `next_access`. Every record of this folder
+    /// must come this way.
+    #[inline(always)]
+    pub fn push_reads_with_next(&mut self, pid: u32, reads: impl Iterator<Item = (u64, u64)>, out: &mut RefBatch) {
+        debug_assert!(self.with_next || (self.pending.is_none() && out.is_empty()), "the times start with the stream");
+        self.with_next = true;
+        self.reads::<true>(pid, reads, out);
+    }
+
+    #[inline(always)]
+    fn reads<const NEXT: bool>(&mut self, pid: u32, reads: impl Iterator<Item = (u64, u64)>, out: &mut RefBatch) {
         const BLOCK: usize = 256;
-        let (mut page_of, mut repeat_of) = ([0u64; BLOCK], [0u32; BLOCK]);
+        let (mut page_of, mut repeat_of, mut next_of) = ([0u64; BLOCK], [0u32; BLOCK], [0u64; BLOCK]);
         let mut k = 0;
-        let flush = |out: &mut RefBatch, page_of: &[u64], repeat_of: &[u32]| {
+        let flush = |out: &mut RefBatch, page_of: &[u64], repeat_of: &[u32], next_of: &[u64]| {
             let n = out.len() + page_of.len();
             out.page.extend_from_slice(page_of);
             out.repeat.extend_from_slice(repeat_of);
+            if NEXT {
+                out.next_access.extend_from_slice(next_of);
+            }
             out.id.resize(n, 0);
             out.pid.resize(n, pid);
             out.kind.resize(n, AccessKind::Read);
@@ -230,41 +253,51 @@ impl Folder {
         };
         let read = |page| Reference { pid, page, kind: AccessKind::Read, repeat: 1, gap: 0 };
         let plain = |p: &Reference| p.pid == pid && p.kind == AccessKind::Read && p.gap == 0;
-        let mut pages = pages.peekable();
+        let mut reads = reads.peekable();
         // a record in progress of another form (another process or kind, or a gap it
-        // keeps) takes the general rule until it is finished
+        // keeps) takes the general rule until it is finished (never with times: their
+        // records are all of this form)
         while self.pending.as_ref().is_some_and(|p| !plain(p)) {
-            match pages.next() {
-                Some(page) => self.push(read(page), out),
+            debug_assert!(!NEXT);
+            match reads.next() {
+                Some((page, _)) => self.push(read(page), out),
                 None => return,
             }
         }
-        // the record in progress: (page, repeat)
-        let mut pending = self.pending.take().map(|p| (p.page, p.repeat));
-        for page in pages {
-            if let Some((p, repeat)) = &mut pending {
+        // the record in progress: (page, repeat, next-access time)
+        let mut pending = self.pending.take().map(|p| (p.page, p.repeat, self.pending_next));
+        for (page, next) in reads {
+            if let Some((p, repeat, at)) = &mut pending {
                 if *p == page && *repeat < u32::MAX {
                     *repeat += 1;
+                    *at = next;
                     continue;
                 }
                 page_of[k] = *p;
                 repeat_of[k] = *repeat;
+                next_of[k] = *at;
                 k += 1;
                 if k == BLOCK {
-                    flush(out, &page_of, &repeat_of);
+                    flush(out, &page_of, &repeat_of, &next_of);
                     k = 0;
                 }
             }
-            pending = Some((page, 1));
+            pending = Some((page, 1, next));
         }
-        flush(out, &page_of[..k], &repeat_of[..k]);
-        self.pending = pending.map(|(page, repeat)| Reference { repeat, ..read(page) });
+        flush(out, &page_of[..k], &repeat_of[..k], &next_of[..k]);
+        self.pending = pending.map(|(page, repeat, next)| {
+            self.pending_next = next;
+            Reference { repeat, ..read(page) }
+        });
     }
 
     /// Pushes the record in progress, if any.
     pub fn flush(&mut self, out: &mut RefBatch) {
         if let Some(p) = self.pending.take() {
             out.push(0, &p);
+            if self.with_next {
+                out.next_access.push(self.pending_next);
+            }
         }
     }
 

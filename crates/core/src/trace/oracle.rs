@@ -21,11 +21,16 @@ pub(crate) struct OracleSource {
     folder: Folder,
     shift: u32,
     done: bool,
+    /// References in the file, when it is not compressed (its size over 24).
+    references: Option<u64>,
+    /// Batches carry the records' next-access times ([`RefSource::give_next_access`]).
+    next_access: bool,
 }
 
 pub(crate) fn open(path: &Path, page_size: Option<u64>) -> Result<Box<dyn RefSource>> {
     let (ps, shift) = resolve_page_size(path, page_size, NATIVE_PAGE_SIZE, NATIVE_PAGE_SIZE)?;
     let (r, compressed) = open_stream(path)?;
+    let mut references = None;
     if !compressed {
         let len = open_file(path)?.metadata().map_err(|e| Error::io(path, e))?.len();
         let extra = len % RECORD as u64;
@@ -36,6 +41,7 @@ pub(crate) fn open(path: &Path, page_size: Option<u64>) -> Result<Box<dyn RefSou
                 format!("expected a 24-byte oracleGeneral record, found {extra} bytes before the end of the file (file size {len} is not a multiple of 24)"),
             ));
         }
+        references = Some(len / RECORD as u64);
     }
     Ok(Box::new(OracleSource {
         meta: SourceMeta { name: path.display().to_string(), page_size: ps, processes: vec![(0, String::new())], records: None },
@@ -44,6 +50,8 @@ pub(crate) fn open(path: &Path, page_size: Option<u64>) -> Result<Box<dyn RefSou
         folder: Folder::new(),
         shift,
         done: false,
+        references,
+        next_access: false,
     }))
 }
 
@@ -80,7 +88,11 @@ impl RefSource for OracleSource {
             let n = (c.avail() / RECORD).min(BATCH_RECORDS - batch.len());
             let shift = self.shift;
             let records = c.buf[c.pos..c.pos + n * RECORD].chunks_exact(RECORD);
-            self.folder.push_reads(0, records.map(|r| le64(r, 4) >> shift), batch);
+            if self.next_access {
+                self.folder.push_reads_with_next(0, records.map(|r| (le64(r, 4), le64(r, 16))), batch);
+            } else {
+                self.folder.push_reads(0, records.map(|r| le64(r, 4) >> shift), batch);
+            }
             c.pos += n * RECORD;
         }
         Ok(self.folder.assign_ids(batch))
@@ -96,6 +108,18 @@ impl RefSource for OracleSource {
 
     fn attach_ids(&mut self, ids: super::Densifier) {
         self.folder.attach(ids)
+    }
+
+    /// The records' `next_access_vtime`, when an object is a page (no shift) and the
+    /// file is not compressed; its reference count must leave room for a time after the
+    /// last reference below `u32::MAX`, OPT's mark of a page never used again.
+    fn give_next_access(&mut self) -> Option<u64> {
+        let n = self.references.filter(|&n| n < u32::MAX as u64 - 1)?;
+        if self.shift != 0 || self.chunks.offset() != 0 {
+            return None;
+        }
+        self.next_access = true;
+        Some(n)
     }
 }
 

@@ -87,6 +87,10 @@ pub struct RefBatch {
     pub kind: Vec<AccessKind>,
     pub repeat: Vec<u32>,
     pub gap: Vec<u32>,
+    /// Empty, unless the source was asked for the trace's own next-access times
+    /// ([`RefSource::give_next_access`]): then, for each record, the time its trace gives
+    /// for the next reference after the record's last one, as the trace writes it.
+    pub next_access: Vec<u64>,
 }
 
 /// Records per batch that sources aim for: large enough to amortise dispatch, small
@@ -102,6 +106,7 @@ impl RefBatch {
             kind: Vec::with_capacity(n),
             repeat: Vec::with_capacity(n),
             gap: Vec::with_capacity(n),
+            next_access: Vec::new(),
         }
     }
     pub fn len(&self) -> usize {
@@ -117,6 +122,7 @@ impl RefBatch {
         self.kind.clear();
         self.repeat.clear();
         self.gap.clear();
+        self.next_access.clear();
     }
     #[inline(always)]
     pub fn push(&mut self, id: PageId, r: &Reference) {
@@ -170,4 +176,14 @@ pub trait RefSource: Send {
     }
     /// Gives back what `detach_ids` took, with the ids assigned since.
     fn attach_ids(&mut self, _ids: super::Densifier) {}
+    /// Asks the source, before its first batch, to fill each batch's `next_access` from
+    /// the next-access times its own records hold; returns the number of references in
+    /// the stream, which bounds those times. None (and no column) when it has no such
+    /// times (every format but oracleGeneral), when they would not be a page's times
+    /// (objects read as pages of another size), or when the count is not known before
+    /// reading (a compressed file). The times are the file's claims: the caller checks
+    /// them.
+    fn give_next_access(&mut self) -> Option<u64> {
+        None
+    }
 }
