@@ -24,10 +24,23 @@ pub fn for_each_batch<F>(src: &mut dyn RefSource, progress: Progress, consume: F
 where
     F: FnMut(&RefBatch, usize) -> Result<()>,
 {
+    for_each_batch_staged(src, None, progress, consume)
+}
+
+/// Work on a batch, with its ids, before the consumer gets it.
+pub type Stage<'a> = &'a mut (dyn FnMut(&mut RefBatch) + Send);
+
+/// [`for_each_batch`], with `stage` run on every batch once its ids are assigned, on the
+/// id stage's thread (the reader's, for a source without one): work that needs the
+/// ids but not the consumer's state leaves the consumer's core.
+pub fn for_each_batch_staged<F>(src: &mut dyn RefSource, stage: Option<Stage>, progress: Progress, consume: F) -> Result<u64>
+where
+    F: FnMut(&RefBatch, usize) -> Result<()>,
+{
     match src.detach_ids() {
-        None => stream(src, None, progress, consume).0,
+        None => stream(src, None, stage, progress, consume).0,
         Some(ids) => {
-            let (result, ids) = stream(src, Some(ids), progress, consume);
+            let (result, ids) = stream(src, Some(ids), stage, progress, consume);
             if let Some(ids) = ids {
                 src.attach_ids(ids);
             }
@@ -40,7 +53,7 @@ type Full = Result<(RefBatch, u32)>;
 
 /// The reader thread (and with `ids`, the id stage after it) and the consumer here;
 /// returns the result and `ids` back.
-fn stream<F>(src: &mut dyn RefSource, ids: Option<Densifier>, progress: Progress, mut consume: F) -> (Result<u64>, Option<Densifier>)
+fn stream<F>(src: &mut dyn RefSource, ids: Option<Densifier>, mut stage: Option<Stage>, progress: Progress, mut consume: F) -> (Result<u64>, Option<Densifier>)
 where
     F: FnMut(&RefBatch, usize) -> Result<()>,
 {
@@ -52,15 +65,18 @@ where
     }
     std::thread::scope(|scope| {
         // with an id stage, the reader sends to it and it to the consumer
-        let (read_tx, stage) = match ids {
-            None => (full_tx, None),
+        let (read_tx, id_stage, mut stage) = match ids {
+            None => (full_tx, None, stage),
             Some(mut ids) => {
                 let (read_tx, read_rx) = sync_channel::<Full>(in_flight);
-                let stage = scope.spawn(move || {
+                let id_stage = scope.spawn(move || {
                     while let Ok(message) = read_rx.recv() {
                         let message = message.map(|(mut batch, _)| {
                             let RefBatch { id, pid, page, .. } = &mut batch;
                             ids.ids(pid, page, id);
+                            if let Some(stage) = stage.as_mut() {
+                                stage(&mut batch);
+                            }
                             (batch, ids.len())
                         });
                         let failed = message.is_err();
@@ -70,7 +86,7 @@ where
                     }
                     ids
                 });
-                (read_tx, Some(stage))
+                (read_tx, Some(id_stage), None)
             }
         };
         scope.spawn(move || {
@@ -78,6 +94,9 @@ where
                 match src.next_batch(&mut batch) {
                     Ok(0) => return,
                     Ok(_) => {
+                        if let Some(stage) = stage.as_mut() {
+                            stage(&mut batch);
+                        }
                         let distinct = src.distinct_pages();
                         if read_tx.send(Ok((batch, distinct))).is_err() {
                             return;
@@ -106,7 +125,7 @@ where
         // Dropping both ends of our side lets the other threads finish what they do.
         drop(full_rx);
         drop(empty_tx);
-        (result, stage.map(|s| s.join().expect("the id stage does not panic")))
+        (result, id_stage.map(|s| s.join().expect("the id stage does not panic")))
     })
 }
 
@@ -164,6 +183,36 @@ mod tests {
         let r = for_each_batch(src.as_mut(), &mut |_| false, |_, _| Ok(()));
         assert!(matches!(r, Err(Error::Interrupted)));
         assert!(src.distinct_pages() > 0 && src.detach_ids().is_some());
+    }
+
+    /// The stage sees every batch once, with its ids, before the consumer, and what it
+    /// writes reaches the consumer: with an id stage (a CSV) and without (pages in
+    /// memory).
+    #[test]
+    fn the_stage_sees_every_batch_with_its_ids() {
+        use crate::trace::open_trace;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.csv");
+        let pages: Vec<u64> = (0..150_000u64).map(|i| (i * 7919) % 4001).collect();
+        let text: String = std::iter::once("pid,page\n".to_string()).chain(pages.iter().map(|p| format!("0,{p}\n"))).collect();
+        std::fs::write(&path, text).unwrap();
+        let sources: Vec<Box<dyn RefSource>> = vec![open_trace(&path, None, None).unwrap(), Box::new(VecSource::from_pages(&pages))];
+        for mut src in sources {
+            let mut staged = 0usize;
+            let mut stage = |b: &mut RefBatch| {
+                staged += b.len();
+                b.next_keys = b.id.iter().map(|&id| (id, id + 1)).collect();
+            };
+            let mut ids = Vec::new();
+            let n = for_each_batch_staged(src.as_mut(), Some(&mut stage), &mut |_| true, |b, _| {
+                assert!(b.next_keys.iter().zip(&b.id).all(|(&(a, z), &id)| a == id && z == id + 1));
+                ids.extend_from_slice(&b.id);
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!((n as usize, staged, ids.len()), (pages.len(), pages.len(), pages.len()));
+            assert_eq!(ids.iter().max(), Some(&4000));
+        }
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub use lirs::{Lirs, LirsParams};
 pub use lru::Lru;
 pub use mru::Mru;
 pub use opt::{next_use_times, Foresight, Future, Opt, TimeSet, NEVER};
-pub use opt_from_trace::OptFromTrace;
+pub use opt_from_trace::{OptFromTrace, TraceFuture};
 pub use random::RandomPolicy;
 pub use two_q::TwoQ;
 pub use working_set::WorkingSet;
@@ -124,15 +124,14 @@ pub trait ReplacementPolicy: Send {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
-    /// The next-access times the trace gives for the records of the next batch (the
-    /// batch's `next_access`), their repeat counts, and the index of its first record,
-    /// before the batch is replayed; only a policy that takes its future from the trace
-    /// ([`OptFromTrace`]) reads them.
-    fn tell(&mut self, _next_access: &[u64], _repeats: &[u32], _time: u64) {}
-    /// True when the times told so far were not the trace's next accesses (the
-    /// replay's results are then void, and it is run again without them); `at_end`: the
-    /// stream has ended, so a time still waiting for its reference is wrong too.
-    fn told_wrong(&self, _at_end: bool) -> bool {
+    /// OPT's keys for the records of the next batch, from the trace's checked
+    /// next-access times (the batch's `next_keys`, [`TraceFuture`]), and the index of
+    /// its first record, before the batch is replayed; only a policy that takes its
+    /// future from the trace ([`OptFromTrace`]) reads them.
+    fn tell(&mut self, _next_keys: &[(u32, u32)], _time: u64) {}
+    /// True when a batch came without the keys it needed (a time proved wrong): the
+    /// replay's results are then void, and it is run again without them.
+    fn told_wrong(&self) -> bool {
         false
     }
 }

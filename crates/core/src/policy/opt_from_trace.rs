@@ -6,41 +6,37 @@
 //! keys are times in references (a record's key is the time after its last
 //! reference), not in records: both orders are the same.
 //!
-//! The times are the file's claims, and a wrong one would give wrong victims, so each is
-//! checked when its moment comes: a page's next record must start at the time its
-//! previous record claimed, a page claimed never to come back must not, and at the end
-//! no claim may be left waiting. A claim must also lie after its own record. (Two pages
-//! that claim one time need no check of their own: one of them is wrong, and is caught
-//! when its page comes back or at the end; until then a lost key only keeps a page
-//! resident.) Times may count references from 0 (pagelab's converter) or
-//! from 1 (libCacheSim's traceConv): the first page that comes back tells which, and
-//! every later one must agree. The first wrong claim stops the checks and the policy
-//! ([`ReplacementPolicy::told_wrong`]); the replay then runs again with the pre-pass.
-//! A claim of a reference inside a record's repeats is not read (the next reference is
-//! the page's own).
+//! The times are the file's claims, and a wrong one would give wrong victims, so
+//! [`TraceFuture`] checks each when its moment comes: a page's next record must start
+//! at the time its previous record claimed, a page claimed never to come back must not,
+//! and at the end no claim may be left waiting. A claim must also lie after its own
+//! record. Times may count references from 0 (pagelab's converter) or from 1
+//! (libCacheSim's traceConv): the first page that comes back tells which, and every
+//! later one must agree. A claim of a reference inside a record's repeats is not read
+//! (the next reference is the page's own). The check runs on the stream's id stage,
+//! ahead of the simulation, and hands each record its page's key before and after it
+//! (`RefBatch::next_keys`), so the simulation keeps no table per page; a batch in which
+//! a time proved wrong comes without keys, the policy stops
+//! ([`ReplacementPolicy::told_wrong`]), and the replay runs again with the pre-pass.
+//! (Two pages that claim one time need no check of their own: one of them is wrong, and
+//! is caught when its page comes back or at the end; until then a lost key only keeps a
+//! page resident.)
 use super::opt::{ResidentKeys, Victim, NEVER};
 use super::ReplacementPolicy;
-use crate::trace::PageId;
+use crate::hint::{prefetch, PREFETCH_DISTANCE};
+use crate::trace::{PageId, RefBatch};
 
 /// The claim of a page not seen yet (no claim is 0: it must follow its record).
 const UNSEEN: u32 = 0;
 
-/// OPT told its future by the trace ([`super::Foresight::FromTrace`]).
+/// The check of a trace's next-access times, and OPT's keys from them.
 #[derive(Debug)]
-pub struct OptFromTrace {
-    keys: ResidentKeys,
+pub struct TraceFuture {
     /// Per page: the next-access time its last record claimed, as the file writes it
-    /// ([`NEVER`]: not used again; [`UNSEEN`]). A resident page's key.
+    /// ([`NEVER`]: not used again; [`UNSEEN`]).
     claim: Vec<u32>,
-    /// Per time: the page that claimed it; the page of a victim's key.
-    owner: Vec<PageId>,
     /// References in the stream: claims are at most this (from 1, the last is n).
     references: u64,
-    /// The batch being replayed: its first record's index, and per record its claim and
-    /// the time of its first reference.
-    batch_time: u64,
-    batch_claims: Vec<u32>,
-    batch_starts: Vec<u32>,
     /// References before the next batch.
     seen: u64,
     /// What the file's times add to a reference's index from 0, once known.
@@ -48,57 +44,125 @@ pub struct OptFromTrace {
     wrong: bool,
 }
 
-impl OptFromTrace {
+impl TraceFuture {
     /// For a stream of `references` references (below `u32::MAX - 1`: its times and
     /// [`NEVER`] fit in 32 bits).
     pub fn new(references: u64) -> Self {
         assert!(references < NEVER as u64 - 1, "{references} references: the times do not fit in 32 bits");
+        TraceFuture { claim: Vec::new(), references, seen: 0, base: None, wrong: false }
+    }
+
+    /// Checks the times of `batch` (its `next_access`, its ids assigned) and gives it its
+    /// `next_keys`; none once a time has proved wrong.
+    pub fn check(&mut self, batch: &mut RefBatch) {
+        batch.next_keys.clear();
+        if batch.next_access.len() != batch.len() {
+            self.wrong = true; // a source that gave no times
+        }
+        if self.wrong {
+            return;
+        }
+        if let Some(&most) = batch.id.iter().max() {
+            if most as usize >= self.claim.len() {
+                self.claim.resize((most as usize + 1).max(self.claim.len() * 3 / 2), UNSEEN);
+            }
+        }
+        let n = self.references;
+        for (i, ((&id, &next), &repeat)) in batch.id.iter().zip(&batch.next_access).zip(&batch.repeat).enumerate() {
+            if let Some(&ahead) = batch.id.get(i + PREFETCH_DISTANCE) {
+                prefetch(&self.claim, ahead as usize);
+            }
+            let start = self.seen;
+            self.seen += repeat as u64;
+            if self.seen > n {
+                self.wrong = true; // more references than the file's size said
+                break;
+            }
+            // -1 and i64::MAX: not used again (libCacheSim reads both so)
+            let claim = if next == u64::MAX || next == i64::MAX as u64 {
+                NEVER
+            } else if next >= self.seen && next <= n {
+                next as u32
+            } else {
+                self.wrong = true;
+                break;
+            };
+            let was = self.claim[id as usize];
+            if was != UNSEEN {
+                // this record must be the one its page's last claim named
+                let start = start as u32;
+                match self.base {
+                    Some(base) if was == start + base => {}
+                    // the first page back: its claim says where the file counts from
+                    None if was == start || was == start + 1 => self.base = Some(was - start),
+                    _ => {
+                        self.wrong = true;
+                        break;
+                    }
+                }
+            }
+            self.claim[id as usize] = claim;
+            batch.next_keys.push((was, claim));
+        }
+        if self.wrong {
+            batch.next_keys.clear();
+        }
+    }
+
+    /// True when a time proved wrong; `at_end`: the stream has ended, so a claim still
+    /// waiting for its reference is wrong too.
+    pub fn wrong(&self, at_end: bool) -> bool {
+        self.wrong || (at_end && self.claim.iter().any(|&c| c != UNSEEN && c != NEVER))
+    }
+}
+
+/// OPT told its future by the trace ([`super::Foresight::FromTrace`]): the keys of each
+/// record come checked, from [`TraceFuture`].
+#[derive(Debug)]
+pub struct OptFromTrace {
+    keys: ResidentKeys,
+    /// Per time: the page that claimed it; the page of a victim's key.
+    owner: Vec<PageId>,
+    /// The batch being replayed: its first record's index, and per record its page's
+    /// key before and after it.
+    batch_time: u64,
+    batch: Vec<(u32, u32)>,
+    wrong: bool,
+}
+
+impl OptFromTrace {
+    /// For a stream of `references` references ([`TraceFuture::new`]).
+    pub fn new(references: u64) -> Self {
+        assert!(references < NEVER as u64 - 1, "{references} references: the times do not fit in 32 bits");
         let bound = references as usize + 1;
-        OptFromTrace {
-            keys: ResidentKeys::new(bound),
-            claim: Vec::new(),
-            owner: vec![0; bound],
-            references,
-            batch_time: 0,
-            batch_claims: Vec::new(),
-            batch_starts: Vec::new(),
-            seen: 0,
-            base: None,
-            wrong: false,
+        OptFromTrace { keys: ResidentKeys::new(bound), owner: vec![0; bound], batch_time: 0, batch: Vec::new(), wrong: false }
+    }
+
+    /// The keys of the batch's record at `time`: (before, after); None (and the policy
+    /// stops) when the batch came without them.
+    #[inline(always)]
+    fn keys_at(&mut self, time: u64) -> Option<(usize, u32, u32)> {
+        let i = (time - self.batch_time) as usize;
+        match self.batch.get(i) {
+            Some(&(was, next)) if !self.wrong => Some((i, was, next)),
+            _ => {
+                self.wrong = true;
+                None
+            }
         }
     }
 
-    /// Checks that `page`'s claim is `start`, the time of the record that comes now.
+    /// `page` is resident now with key `k`, from record `i` of the batch.
     #[inline]
-    fn check(&mut self, page: PageId, start: u32) {
-        let c = self.claim[page as usize];
-        match self.base {
-            Some(base) if c == start + base => {}
-            // the first page back: its claim says where the file counts from
-            None if c == start || c == start + 1 => self.base = Some(c - start),
-            _ => self.wrong = true,
-        }
-    }
-
-    /// `page` is resident now with the claim of record `i` of the batch.
-    #[inline]
-    fn push(&mut self, page: PageId, i: usize) {
-        if let Some(&ahead) = self.batch_claims.get(i + crate::hint::PREFETCH_DISTANCE) {
-            crate::hint::prefetch(&self.owner, ahead as usize);
+    fn push(&mut self, page: PageId, i: usize, k: u32) {
+        if let Some(&(_, ahead)) = self.batch.get(i + PREFETCH_DISTANCE) {
+            prefetch(&self.owner, ahead as usize);
             self.keys.prefetch(ahead);
         }
-        let k = self.batch_claims[i];
         if k != NEVER {
             self.owner[k as usize] = page;
         }
-        self.claim[page as usize] = k;
         self.keys.insert(page, k);
-    }
-
-    /// The batch's record at `time`.
-    #[inline(always)]
-    fn index(&self, time: u64) -> usize {
-        (time - self.batch_time) as usize
     }
 }
 
@@ -107,52 +171,20 @@ impl ReplacementPolicy for OptFromTrace {
         "opt"
     }
     fn reserve_pages(&mut self, pages: usize) {
-        if pages > self.claim.len() {
-            self.claim.resize(pages, UNSEEN);
-            self.keys.reserve_pages(pages);
-        }
+        self.keys.reserve_pages(pages);
     }
-    fn tell(&mut self, next_access: &[u64], repeats: &[u32], time: u64) {
+    fn tell(&mut self, next_keys: &[(u32, u32)], time: u64) {
         self.batch_time = time;
-        self.batch_claims.clear();
-        self.batch_starts.clear();
-        if next_access.len() != repeats.len() {
-            self.wrong = true; // a source that gave no times
-            return;
-        }
-        let n = self.references;
-        for (&next, &repeat) in next_access.iter().zip(repeats) {
-            let start = self.seen;
-            self.seen += repeat as u64;
-            // -1 and i64::MAX: not used again (libCacheSim reads both so)
-            let claim = if next == u64::MAX || next == i64::MAX as u64 {
-                NEVER
-            } else if next >= self.seen && next <= n {
-                next as u32
-            } else {
-                self.wrong = true;
-                NEVER
-            };
-            self.batch_claims.push(claim);
-            self.batch_starts.push(start.min(n) as u32);
-        }
-        if self.seen > n {
-            self.wrong = true; // more references than the file's size said
-        }
+        self.batch.clear();
+        self.batch.extend_from_slice(next_keys);
     }
     #[inline]
     fn on_hit(&mut self, page: PageId, time: u64) {
-        if self.wrong {
-            return;
+        if let Some((i, was, next)) = self.keys_at(time) {
+            // resident, so its key is its last claim, which the check found right
+            self.keys.remove(page, was);
+            self.push(page, i, next);
         }
-        let i = self.index(time);
-        self.check(page, self.batch_starts[i]);
-        if self.wrong {
-            return;
-        }
-        let k = self.claim[page as usize];
-        self.keys.remove(page, k);
-        self.push(page, i);
     }
     #[inline]
     fn on_repeat(&mut self, _page: PageId, _time: u64, _n: u32) {
@@ -160,27 +192,18 @@ impl ReplacementPolicy for OptFromTrace {
     }
     #[inline]
     fn on_insert(&mut self, page: PageId, time: u64) {
-        if self.wrong {
-            return;
+        if let Some((i, _, next)) = self.keys_at(time) {
+            self.push(page, i, next);
         }
-        let i = self.index(time);
-        if self.claim[page as usize] != UNSEEN {
-            self.check(page, self.batch_starts[i]);
-            if self.wrong {
-                return;
-            }
-        }
-        self.push(page, i);
     }
     fn select_victim(&mut self, _time: u64) -> PageId {
         if self.wrong {
             return 0; // the results are void: any page keeps the replay going
         }
-        // its claim stays, to be checked when it comes back
         match self.keys.take_victim() {
             Some(Victim::Never(page)) => page,
             Some(Victim::Latest(k)) => {
-                crate::hint::prefetch(&self.owner, self.keys.top() as usize);
+                prefetch(&self.owner, self.keys.top() as usize);
                 self.owner[k as usize]
             }
             None => {
@@ -190,17 +213,13 @@ impl ReplacementPolicy for OptFromTrace {
             }
         }
     }
-    #[inline(always)]
-    fn prefetch(&self, page: PageId) {
-        crate::hint::prefetch(&self.claim, page as usize);
-    }
     fn on_remove(&mut self, _page: PageId) {
         // a free: the page's next touch is a new page, which the trace's times (of
         // objects, which are not freed) do not say
         self.wrong = true;
     }
-    fn told_wrong(&self, at_end: bool) -> bool {
-        self.wrong || (at_end && self.claim.iter().any(|&c| c != UNSEEN && c != NEVER))
+    fn told_wrong(&self) -> bool {
+        self.wrong
     }
 }
 
@@ -220,16 +239,23 @@ mod tests {
     }
 
     /// Replays `pages` (one reference a record, ids in first-touch order) in batches of
-    /// `batch` records, told `next`: (faults, wrong).
+    /// `batch` records, told `next` through the check: (faults, wrong). The replay goes
+    /// on after a time proved wrong (the driver stops), to show that nothing breaks.
     fn told(pages: &[PageId], next: &[u64], frames: u32, batch: usize) -> (u64, bool) {
+        let mut future = TraceFuture::new(pages.len() as u64);
         let mut sim = PoolSimulation::new(OptFromTrace::new(pages.len() as u64), frames);
         let distinct = pages.iter().map(|&p| p as usize + 1).max().unwrap_or(0);
+        let mut stopped = false;
         for (chunk, (ids, nx)) in pages.chunks(batch).zip(next.chunks(batch)).enumerate() {
             let time = (chunk * batch) as u64;
-            sim.tell(nx, &vec![1; ids.len()], time);
+            let mut b = RefBatch { id: ids.to_vec(), repeat: vec![1; ids.len()], next_access: nx.to_vec(), ..Default::default() };
+            future.check(&mut b);
+            sim.tell(&b.next_keys, time);
             sim.run(ids, &vec![AccessKind::Read; ids.len()], &[], &[], distinct, time);
+            stopped |= sim.told_wrong();
         }
-        let wrong = sim.told_wrong(true);
+        let wrong = future.wrong(true);
+        assert!(!stopped || wrong, "the policy stopped on keys the check found right");
         (sim.result(pages.len() as u64, pages.len() as u64, distinct as u64).faults, wrong)
     }
 
@@ -324,11 +350,18 @@ mod tests {
         }
     }
 
-    /// A batch without times (a source that was not asked) is wrong, not a crash.
+    /// A batch without times (a source that was not asked) is wrong, and so is a policy
+    /// told no keys, not a crash.
     #[test]
     fn a_batch_without_times_is_wrong() {
+        let mut future = TraceFuture::new(10);
+        let mut b = RefBatch { id: vec![0, 1], repeat: vec![1, 1], ..Default::default() };
+        future.check(&mut b);
+        assert!(future.wrong(false) && b.next_keys.is_empty());
         let mut opt = OptFromTrace::new(10);
-        opt.tell(&[], &[1, 1], 0);
-        assert!(opt.told_wrong(false));
+        opt.reserve_pages(2);
+        opt.tell(&b.next_keys, 0);
+        opt.on_insert(0, 0);
+        assert!(opt.told_wrong());
     }
 }

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::policy::{Foresight, Future, PolicyKind, Repeats, NEVER};
-use crate::stream::for_each_batch;
+use crate::policy::{Foresight, Future, PolicyKind, Repeats, TraceFuture, NEVER};
+use crate::stream::{for_each_batch, for_each_batch_staged};
 use crate::trace::{AccessKind, PageId, Progress, RefSource, BATCH_RECORDS};
 use crate::{Error, Result};
 pub use by_curve::{uses_curve, CURVE_MIN_SIZES};
@@ -221,7 +221,7 @@ fn replay_each(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig
         let mut src = open()?;
         if let Some(references) = src.give_next_access() {
             let mut sims = simulations(cfg, Some(&Foresight::FromTrace { references }));
-            if let Some(counts) = replay_stream(src.as_mut(), &mut sims.0, vpages, repeats, true, progress)? {
+            if let Some(counts) = replay_stream(src.as_mut(), &mut sims.0, vpages, repeats, Some(references), progress)? {
                 return Ok(results(sims, counts));
             }
             // a time was wrong: again, with the pre-pass
@@ -229,7 +229,7 @@ fn replay_each(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig
     }
     if future == 0 {
         let mut sims = simulations(cfg, None);
-        let counts = replay_stream(open()?.as_mut(), &mut sims.0, vpages, repeats, false, progress)?.expect("no times told");
+        let counts = replay_stream(open()?.as_mut(), &mut sims.0, vpages, repeats, None, progress)?.expect("no times told");
         return Ok(results(sims, counts));
     }
     let rec = record(open()?.as_mut(), vpages, repeats, &mut *progress)?;
@@ -250,20 +250,24 @@ fn replay_each(open: &dyn Fn() -> Result<Box<dyn RefSource>>, cfg: &ReplayConfig
 }
 
 /// Streams `src` through `sims` batch by batch. `told`: the source gives next-access
-/// times ([`RefSource::give_next_access`]) and the simulations are told them; None when
-/// one of them says they were wrong (the stream stops there).
-fn replay_stream(src: &mut dyn RefSource, sims: &mut [Box<dyn Simulate>], vpages: bool, repeats: bool, told: bool, progress: Progress) -> Result<Option<Counts>> {
+/// times ([`RefSource::give_next_access`]) for a stream of that many references; they
+/// are checked on the stream's id stage ([`TraceFuture`]) and the simulations told
+/// OPT's keys from them. None when a time proved wrong (the stream stops there).
+fn replay_stream(src: &mut dyn RefSource, sims: &mut [Box<dyn Simulate>], vpages: bool, repeats: bool, told: Option<u64>, progress: Progress) -> Result<Option<Counts>> {
     let (mut time, mut references, mut wrong) = (0u64, 0u64, false);
-    let streamed = for_each_batch(src, progress, |batch, distinct| {
+    let mut future = told.map(TraceFuture::new);
+    let mut check = future.as_mut().map(|f| move |batch: &mut crate::trace::RefBatch| f.check(batch));
+    let stage = check.as_mut().map(|c| c as crate::stream::Stage);
+    let streamed = for_each_batch_staged(src, stage, progress, |batch, distinct| {
         let vp = if vpages { &batch.page[..] } else { &[][..] };
         let rp = if repeats { &batch.repeat[..] } else { &[][..] };
-        if told {
+        if told.is_some() {
             for s in sims.iter_mut() {
-                s.tell(&batch.next_access, &batch.repeat, time);
+                s.tell(&batch.next_keys, time);
             }
         }
         run_all(sims, &Records { ids: &batch.id, kinds: &batch.kind, vpages: vp, repeats: rp }, distinct, time);
-        if told && sims.iter().any(|s| s.told_wrong(false)) {
+        if told.is_some() && sims.iter().any(|s| s.told_wrong()) {
             wrong = true;
             return Err(Error::Interrupted);
         }
@@ -271,7 +275,8 @@ fn replay_stream(src: &mut dyn RefSource, sims: &mut [Box<dyn Simulate>], vpages
         references += batch.repeat.iter().map(|&r| r as u64).sum::<u64>();
         Ok(())
     });
-    if wrong || (told && streamed.is_ok() && sims.iter().any(|s| s.told_wrong(true))) {
+    drop(check);
+    if wrong || (streamed.is_ok() && future.is_some_and(|f| f.wrong(true))) {
         return Ok(None);
     }
     streamed?;

@@ -21,11 +21,10 @@ pub trait Simulate: Send {
     /// shows repeats to its policy ([`Repeats::Hits`]).
     fn run(&mut self, ids: &[PageId], kinds: &[AccessKind], vpages: &[u64], repeats: &[u32], pages: usize, time: u64);
     fn result(&self, records: u64, references: u64, distinct_pages: u64) -> ReplayResult;
-    /// The trace's next-access times of the batch `run` gets next
-    /// ([`ReplacementPolicy::tell`]).
-    fn tell(&mut self, next_access: &[u64], repeats: &[u32], time: u64);
-    /// Whether the times told were wrong ([`ReplacementPolicy::told_wrong`]).
-    fn told_wrong(&self, at_end: bool) -> bool;
+    /// OPT's keys for the batch `run` gets next ([`ReplacementPolicy::tell`]).
+    fn tell(&mut self, next_keys: &[(u32, u32)], time: u64);
+    /// Whether a batch came without the keys it needed ([`ReplacementPolicy::told_wrong`]).
+    fn told_wrong(&self) -> bool;
 }
 
 pub struct PoolSimulation<P: ReplacementPolicy> {
@@ -169,12 +168,12 @@ impl<P: ReplacementPolicy> Simulate for PoolSimulation<P> {
         }
     }
 
-    fn tell(&mut self, next_access: &[u64], repeats: &[u32], time: u64) {
-        self.policy.tell(next_access, repeats, time);
+    fn tell(&mut self, next_keys: &[(u32, u32)], time: u64) {
+        self.policy.tell(next_keys, time);
     }
 
-    fn told_wrong(&self, at_end: bool) -> bool {
-        self.policy.told_wrong(at_end)
+    fn told_wrong(&self) -> bool {
+        self.policy.told_wrong()
     }
 
     fn result(&self, records: u64, references: u64, distinct_pages: u64) -> ReplayResult {

@@ -91,6 +91,9 @@ pub struct RefBatch {
     /// ([`RefSource::give_next_access`]): then, for each record, the time its trace gives
     /// for the next reference after the record's last one, as the trace writes it.
     pub next_access: Vec<u64>,
+    /// Empty, unless the replay checked `next_access` ([`crate::policy::TraceFuture`]):
+    /// then, for each record, OPT's key of its page before the record and after it.
+    pub next_keys: Vec<(u32, u32)>,
 }
 
 /// Records per batch that sources aim for: large enough to amortise dispatch, small
@@ -107,6 +110,7 @@ impl RefBatch {
             repeat: Vec::with_capacity(n),
             gap: Vec::with_capacity(n),
             next_access: Vec::new(),
+            next_keys: Vec::new(),
         }
     }
     pub fn len(&self) -> usize {
@@ -123,6 +127,7 @@ impl RefBatch {
         self.repeat.clear();
         self.gap.clear();
         self.next_access.clear();
+        self.next_keys.clear();
     }
     #[inline(always)]
     pub fn push(&mut self, id: PageId, r: &Reference) {
