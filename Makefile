@@ -63,12 +63,13 @@ test-rust:
 # worker (--dist loadscope), so module-scoped runs (the wheel, the quick reproductions)
 # happen once. The tests on the real kernel come after, alone: what they measure (a
 # gang's quanta, the kernel's paging) moved with the other worker's load, and two gang
-# tests failed in CI that way, each passing alone (about 2.5 minutes, one at a time).
+# tests failed in CI that way, each passing alone (about 2.5 minutes, one at a time;
+# -rs: their skips say why, in the log).
 KERNEL_TESTS = tests/test_kernel_backend.py tests/test_kernel_controllers.py tests/test_kernel_gang.py \
 	tests/test_experiment_calibration.py
 test-python: build
 	$(VENV)/bin/pytest -q -n $(JOBS) --dist loadscope tests $(addprefix --ignore=,$(KERNEL_TESTS))
-	$(VENV)/bin/pytest -q $(KERNEL_TESTS)
+	$(VENV)/bin/pytest -q -rs $(KERNEL_TESTS)
 
 # The README's reproduced results, from a full run of the five experiments with their
 # sensitivity ranges (results/all/: the ledgers, reports and figures).
