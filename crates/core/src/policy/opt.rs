@@ -118,6 +118,11 @@ impl TimeSet {
         }
     }
 
+    /// The elements it can hold are below this (at least the bound it was made for).
+    pub fn bound(&self) -> usize {
+        self.levels[0].len() * 64
+    }
+
     /// The same set below a larger bound.
     pub fn grown(&self, bound: usize) -> TimeSet {
         let mut s = TimeSet::new(bound);
@@ -190,9 +195,11 @@ impl ResidentKeys {
         ResidentKeys { times: TimeSet::new(bound), never: TimeSet::new(1), top: 0 }
     }
 
-    /// Makes room for page ids below `pages`; called when the pages grow.
+    /// Makes room for page ids below `pages`.
     pub fn reserve_pages(&mut self, pages: usize) {
-        self.never = self.never.grown(pages);
+        if pages > self.never.bound() {
+            self.never = self.never.grown(pages);
+        }
     }
 
     /// Adds a resident page with key `k`; true when `k` is the new largest key.

@@ -24,10 +24,13 @@
 use super::opt::{ResidentKeys, Victim, NEVER};
 use super::ReplacementPolicy;
 use crate::hint::{prefetch, PREFETCH_DISTANCE};
-use crate::trace::{PageId, RefBatch};
+use crate::trace::{PageId, RefBatch, MOST_TIMED_REFERENCES};
 
 /// The claim of a page not seen yet (no claim is 0: it must follow its record).
 const UNSEEN: u32 = 0;
+
+// a stream's times (up to its count, counted from 1) stay below NEVER
+const _: () = assert!(MOST_TIMED_REFERENCES < NEVER as u64);
 
 /// The check of a trace's next-access times, and OPT's keys from them.
 #[derive(Debug)]
@@ -45,10 +48,9 @@ pub struct TraceFuture {
 }
 
 impl TraceFuture {
-    /// For a stream of `references` references (below `u32::MAX - 1`: its times and
-    /// [`NEVER`] fit in 32 bits).
+    /// For a stream of `references` references, at most [`MOST_TIMED_REFERENCES`].
     pub fn new(references: u64) -> Self {
-        assert!(references < NEVER as u64 - 1, "{references} references: the times do not fit in 32 bits");
+        assert!(references <= MOST_TIMED_REFERENCES, "{references} references: the times do not fit in 32 bits");
         TraceFuture { claim: Vec::new(), references, seen: 0, base: None, wrong: false }
     }
 
@@ -133,7 +135,7 @@ pub struct OptFromTrace {
 impl OptFromTrace {
     /// For a stream of `references` references ([`TraceFuture::new`]).
     pub fn new(references: u64) -> Self {
-        assert!(references < NEVER as u64 - 1, "{references} references: the times do not fit in 32 bits");
+        assert!(references <= MOST_TIMED_REFERENCES, "{references} references: the times do not fit in 32 bits");
         let bound = references as usize + 1;
         OptFromTrace { keys: ResidentKeys::new(bound), owner: vec![0; bound], batch_time: 0, batch: Vec::new(), wrong: false }
     }

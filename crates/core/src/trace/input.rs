@@ -185,8 +185,8 @@ pub(crate) struct Folder {
     pub densifier: Densifier,
     /// The densifier is out ([`RefSource::detach_ids`]): batches leave without ids.
     detached: bool,
-    /// Records carry next-access times ([`Folder::push_reads_with_next`]); the record
-    /// in progress has `pending_next`, the time after its last reference.
+    /// Records carry next-access times ([`Folder::keep_next`]); the record in progress
+    /// has `pending_next`, the time after its last reference.
     with_next: bool,
     pending_next: u64,
 }
@@ -224,13 +224,23 @@ impl Folder {
         self.reads::<false>(pid, pages.map(|page| (page, 0)), out);
     }
 
-    /// `push_reads` of (page, next-access time) pairs: a record's time is its last
-    /// reference's, and goes to the batch's `next_access`. Every record of this folder
-    /// must come this way.
+    /// From the first record on, records carry next-access times: every record then
+    /// comes through `push_reads_with_next`.
+    pub fn keep_next(&mut self) {
+        debug_assert!(self.pending.is_none(), "the times start with the stream");
+        self.with_next = true;
+    }
+
+    /// Whether records carry next-access times ([`Folder::keep_next`]).
+    pub fn keeps_next(&self) -> bool {
+        self.with_next
+    }
+
+    /// `push_reads` of (page, next-access time) pairs, after `keep_next`: a record's time
+    /// is its last reference's, and goes to the batch's `next_access`.
     #[inline(always)]
     pub fn push_reads_with_next(&mut self, pid: u32, reads: impl Iterator<Item = (u64, u64)>, out: &mut RefBatch) {
-        debug_assert!(self.with_next || (self.pending.is_none() && out.is_empty()), "the times start with the stream");
-        self.with_next = true;
+        debug_assert!(self.with_next);
         self.reads::<true>(pid, reads, out);
     }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::input::{le64, open_file, open_stream, resolve_page_size, Chunks, Folder};
 use super::writer::{Sink, TraceWriter};
-use super::{AccessKind, RefBatch, RefSource, SourceMeta, BATCH_RECORDS};
+use super::{AccessKind, RefBatch, RefSource, SourceMeta, BATCH_RECORDS, MOST_TIMED_REFERENCES};
 use crate::error::Position;
 use crate::{Error, Result};
 
@@ -23,8 +23,6 @@ pub(crate) struct OracleSource {
     done: bool,
     /// References in the file, when it is not compressed (its size over 24).
     references: Option<u64>,
-    /// Batches carry the records' next-access times ([`RefSource::give_next_access`]).
-    next_access: bool,
 }
 
 pub(crate) fn open(path: &Path, page_size: Option<u64>) -> Result<Box<dyn RefSource>> {
@@ -51,7 +49,6 @@ pub(crate) fn open(path: &Path, page_size: Option<u64>) -> Result<Box<dyn RefSou
         shift,
         done: false,
         references,
-        next_access: false,
     }))
 }
 
@@ -88,7 +85,7 @@ impl RefSource for OracleSource {
             let n = (c.avail() / RECORD).min(BATCH_RECORDS - batch.len());
             let shift = self.shift;
             let records = c.buf[c.pos..c.pos + n * RECORD].chunks_exact(RECORD);
-            if self.next_access {
+            if self.folder.keeps_next() {
                 self.folder.push_reads_with_next(0, records.map(|r| (le64(r, 4), le64(r, 16))), batch);
             } else {
                 self.folder.push_reads(0, records.map(|r| le64(r, 4) >> shift), batch);
@@ -110,15 +107,14 @@ impl RefSource for OracleSource {
         self.folder.attach(ids)
     }
 
-    /// The records' `next_access_vtime`, when an object is a page (no shift) and the
-    /// file is not compressed; its reference count must leave room for a time after the
-    /// last reference below `u32::MAX`, OPT's mark of a page never used again.
+    /// The records' `next_access_vtime`, when an object is a page (no shift), the file
+    /// is not compressed and it has at most [`MOST_TIMED_REFERENCES`] references.
     fn give_next_access(&mut self) -> Option<u64> {
-        let n = self.references.filter(|&n| n < u32::MAX as u64 - 1)?;
+        let n = self.references.filter(|&n| n <= MOST_TIMED_REFERENCES)?;
         if self.shift != 0 || self.chunks.offset() != 0 {
             return None;
         }
-        self.next_access = true;
+        self.folder.keep_next();
         Some(n)
     }
 }

@@ -149,6 +149,11 @@ impl RefBatch {
     }
 }
 
+/// The most references a source gives next-access times for
+/// ([`RefSource::give_next_access`]): its times, up to the count (counted from 1), then
+/// fit in 32 bits with a value to spare, as replay keeps them.
+pub const MOST_TIMED_REFERENCES: u64 = u32::MAX as u64 - 2;
+
 /// Facts about a source known before (or while) reading it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceMeta {
