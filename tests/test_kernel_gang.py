@@ -223,15 +223,21 @@ def test_background_writing_spares_the_switch_its_writes():
     # (it starts once the next job's working set is known, after a's first quantum)
     d, d0 = bg.raw["switch_details"][1], soao.raw["switch_details"][1]
     assert d["from"] == d0["from"] == "b"
-    if d0["written"] <= 0.2 * PAGES:
-        # the run without background writing is the baseline: when its switch wrote few
-        # pages (seen once in CI, the other pytest worker loading the machine: 452 of
-        # 3,000), there are no writes for background writing to spare, and the
-        # comparison says nothing about the mechanism
-        pytest.skip(f"without background writing the second switch wrote only {d0['written']} of {PAGES} pages: "
-                    "no writes for background writing to spare")
+    # Per page the switch pages out (selective and aggressive): a page without a swap
+    # copy is written there. How many of b's pages already have one varies from machine
+    # to machine: the kernel's own reclaim in b's first quantum writes some of them, and
+    # those read back keep their copy (written at the switch, alone here: 1,107-1,333 of
+    # about 1,300 paged out; 452 and 519 of 3,000 in two CI runs on another machine).
+    paged, paged0 = d["so_pages"] + d["ao_pages"], d0["so_pages"] + d0["ao_pages"]
+    assert paged > 0.2 * PAGES and paged0 > 0.2 * PAGES, (d, d0)
+    share, share0 = d["written"] / paged, d0["written"] / paged0
+    if share0 < 0.2:
+        # the baseline's switch found its pages already written: nothing for background
+        # writing to spare, and the comparison says nothing about the mechanism
+        pytest.skip(f"without background writing the second switch wrote only {d0['written']} of the "
+                    f"{paged0} pages it paged out: no writes for background writing to spare")
     assert d["bg_pages"] > 0.2 * PAGES, d
-    assert d["written"] < 0.5 * d0["written"], (d, d0)
+    assert share < 0.5 * share0, (d, d0)
 
 
 # ---------------------------------------------------------------- clean-up and errors
