@@ -941,3 +941,50 @@ fn free_records_bad_forms() {
     assert_eq!(pos, Position::Line(2));
     assert!(msg.contains("repeat count from 1"), "{msg}");
 }
+
+/// A CSV of plain lines read in place (`CsvSource::take_plain_lines`) mixed with every
+/// form only the line reader takes, over several fills of the reader's 256 KiB buffer:
+/// the same records as the references written, and errors at their line.
+#[test]
+fn csv_lines_read_in_place_agree_with_the_line_reader() {
+    use rand::{Rng, SeedableRng};
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("mixed.csv");
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(19);
+    let mut text = String::from("# page_size=4096\npid,page,kind,repeat\n");
+    let mut refs = Vec::new();
+    let mut lines = 2u64;
+    while text.len() < 3 << 18 {
+        let (pid, page, repeat) = (rng.gen_range(0..3u32), rng.gen_range(0..1u64 << 40), rng.gen_range(1..4u32));
+        let kind = [AccessKind::Read, AccessKind::Write, AccessKind::Instruction][rng.gen_range(0..3)];
+        let k = ["r", "w", "i"][kind as usize];
+        let line = match rng.gen_range(0..12) {
+            0 => format!("{pid},{page},{k},{repeat}\r\n"),
+            1 => format!("  {pid}, {page} ,{k},{repeat}\n"),
+            2 => format!("{pid},0x{page:x},{k},{repeat}\n"),
+            3 => format!("{pid},{page:030},{k},{repeat}\n"),
+            4 => format!("{pid},{page},{},{repeat}\n", ["read", "Write", "instr"][kind as usize]),
+            5 => "# a comment\n\n".to_string(),
+            _ => format!("{pid},{page},{k},{repeat}\n"),
+        };
+        lines += line.matches('\n').count() as u64;
+        text.push_str(&line);
+        if !line.starts_with('#') {
+            refs.push(r(pid, page, kind, repeat, 0));
+        }
+    }
+    std::fs::write(&p, &text).unwrap();
+    assert_eq!(read(&p, None, None).unwrap(), expected(&fold(&refs)));
+    // a bad line after them: its line number, however the lines before were read
+    for (bad, why) in [("1,2,r,0\n", "repeat"), (&*format!("1,{},r,1\n", "0".repeat(5000)), "at most 4096 bytes")] {
+        std::fs::write(&p, format!("{text}{bad}")).unwrap();
+        let (_, pos, msg) = format_err(read(&p, None, None).unwrap_err());
+        assert_eq!(pos, Position::Line(lines + 1), "{msg}");
+        assert!(msg.contains(why), "{msg}");
+    }
+    // the last line without its newline
+    std::fs::write(&p, format!("{text}2,5,w,1")).unwrap();
+    let mut with_last = refs.clone();
+    with_last.push(r(2, 5, AccessKind::Write, 1, 0));
+    assert_eq!(read(&p, None, None).unwrap(), expected(&fold(&with_last)));
+}

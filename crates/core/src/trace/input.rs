@@ -508,6 +508,34 @@ impl<R: BufRead> Lines<R> {
         Ok(true)
     }
 
+    /// Hands `take` what the reader's buffer holds, for it to take whole lines from the
+    /// start, in place: it returns the length of the one line it took, line end
+    /// included (a line of at most [`MAX_LINE`] bytes before it), or None to stop;
+    /// returns how many lines it took. What it leaves goes through `next_line`. Copying
+    /// each line out and the call per line cost a third of reading a CSV of one request
+    /// a line.
+    pub fn take_buffered(&mut self, mut take: impl FnMut(&[u8]) -> Option<usize>) -> Result<u64> {
+        let avail = loop {
+            match self.r.fill_buf() {
+                Ok(a) => break a,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(read_error(&self.path, self.compressed, Position::Line(self.line_no + 1), e)),
+            }
+        };
+        let (mut at, mut taken) = (0, 0u64);
+        while let Some(n) = take(&avail[at..]) {
+            debug_assert!(n <= MAX_LINE + 2 && avail[at + n - 1] == b'\n', "a whole line taken");
+            at += n;
+            taken += 1;
+        }
+        self.r.consume(at);
+        if taken > 0 {
+            self.line_no += taken;
+            self.unterminated = false;
+        }
+        Ok(taken)
+    }
+
     pub fn error(&self, message: impl Into<String>) -> Error {
         Error::format(&self.path, Position::Line(self.line_no), message)
     }

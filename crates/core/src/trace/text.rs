@@ -4,7 +4,7 @@ use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::input::{
-    open_lines, parse_decimal, parse_number, quote, resolve_page_size, Folder, Lines, PidSet,
+    open_lines, parse_decimal, parse_number, quote, resolve_page_size, Folder, Lines, PidSet, MAX_LINE,
 };
 use super::writer::{Sink, TraceWriter};
 use super::{check_page_size, AccessKind, RefBatch, RefSource, Reference, SourceMeta, BATCH_RECORDS};
@@ -167,6 +167,72 @@ fn plain_record(cols: &[Col], line: &[u8]) -> Option<(Reference, u64, bool)> {
     Some((r, value, addr))
 }
 
+/// `plain_record` of the line at the start of `rest`, and the line's length with its
+/// "\n" (None when `rest` holds no whole line, or the line is not plain or ends in
+/// "\r\n"), in one pass: each field's digits are summed as it is searched for its end.
+#[inline(always)]
+fn plain_line(cols: &[Col], rest: &[u8]) -> Option<(Reference, u64, bool, usize)> {
+    if rest.first()?.is_ascii_alphabetic() {
+        return None; // may be a header line
+    }
+    let mut r = Reference { pid: 0, page: 0, kind: AccessKind::Read, repeat: 1, gap: 0 };
+    let (mut value, mut addr) = (0, false);
+    let mut at = 0;
+    for (i, c) in cols.iter().enumerate() {
+        let start = at;
+        let (mut v, mut digits) = (0u64, true);
+        let end = loop {
+            let b = *rest.get(at)?;
+            if b == b',' || b == b'\n' {
+                break b;
+            }
+            let d = b.wrapping_sub(b'0');
+            digits &= d < 10;
+            v = v.wrapping_mul(10).wrapping_add(d as u64);
+            at += 1;
+        };
+        if (end == b'\n') != (i + 1 == cols.len()) || at > MAX_LINE {
+            return None;
+        }
+        let field = &rest[start..at];
+        at += 1;
+        // up to 19 digits cannot overflow; longer fields (leading zeros), hex and
+        // words take the slice parsers
+        let decimal = (digits && !field.is_empty() && field.len() <= 19).then_some(v);
+        let small = |f: &[u8]| match decimal {
+            Some(v) => u32::try_from(v).ok(),
+            None => decimal_u32(f),
+        };
+        match c {
+            Col::Pid => r.pid = small(field)?,
+            Col::Page | Col::Addr => {
+                value = match decimal {
+                    Some(v) => v,
+                    None => parse_number(field)?.0,
+                };
+                addr = *c == Col::Addr;
+            }
+            Col::Kind => r.kind = parse_kind(field).filter(|&k| k != AccessKind::Free)?,
+            Col::Repeat => r.repeat = small(field).filter(|&n| n > 0)?,
+            Col::Gap => r.gap = small(field)?,
+        }
+    }
+    Some((r, value, addr, at))
+}
+
+/// The page of a page-number (`is_addr` false) or address value, None when a page
+/// number of `native`-byte pages cannot be read at `page_size` (`page_of` words it).
+#[inline(always)]
+fn page_number(v: u64, is_addr: bool, native: u64, log_page: u32, page_size: u64) -> Option<u64> {
+    if is_addr {
+        Some(v >> log_page)
+    } else if page_size >= native {
+        Some(v >> (log_page - native.trailing_zeros()))
+    } else {
+        None
+    }
+}
+
 /// Parses a header line; None if the line is not one (some field is not a column name).
 fn parse_header_line(fields: &[&[u8]]) -> Option<Vec<Col>> {
     if fields.is_empty() {
@@ -262,10 +328,8 @@ impl CsvSource {
     }
 
     fn page_of(&self, v: u64, is_addr: bool) -> Result<u64> {
-        if is_addr {
-            Ok(v >> self.log_page)
-        } else if self.meta.page_size >= self.native {
-            Ok(v >> (self.log_page - self.native.trailing_zeros()))
+        if let Some(page) = page_number(v, is_addr, self.native, self.log_page, self.meta.page_size) {
+            Ok(page)
         } else {
             Err(self.lines.error(format!(
                 "a page number of {}-byte pages cannot be read at page size {}; use a page size of at least {} or byte addresses (0x...)",
@@ -398,6 +462,30 @@ fn check_columns<R: std::io::BufRead>(lines: &Lines<R>, cols: &[Col]) -> Result<
     Ok(())
 }
 
+impl CsvSource {
+    /// The plain lines (`plain_record`) already read, parsed where they lie; the first
+    /// other line stops it, and goes through `next_line` and `parse_fields`, which give
+    /// every error its line.
+    fn take_plain_lines(&mut self, batch: &mut RefBatch) -> Result<()> {
+        let Layout::Header(cols) = &self.layout else { return Ok(()) };
+        let (native, log_page, page_size) = (self.native, self.log_page, self.meta.page_size);
+        let (folder, pids, processes) = (&mut self.folder, &mut self.pids, &mut self.meta.processes);
+        self.lines.take_buffered(|rest| {
+            if batch.len() >= BATCH_RECORDS {
+                return None;
+            }
+            let (mut r, value, addr, n) = plain_line(cols, rest)?;
+            r.page = page_number(value, addr, native, log_page, page_size)?;
+            if pids.insert(r.pid) {
+                processes.push((r.pid, String::new()));
+            }
+            folder.push(r, batch);
+            Some(n)
+        })?;
+        Ok(())
+    }
+}
+
 impl RefSource for CsvSource {
     fn meta(&self) -> &SourceMeta {
         &self.meta
@@ -406,6 +494,12 @@ impl RefSource for CsvSource {
     fn next_batch(&mut self, batch: &mut RefBatch) -> Result<usize> {
         batch.clear();
         while !self.done && batch.len() < BATCH_RECORDS {
+            if !self.stashed {
+                self.take_plain_lines(batch)?;
+                if batch.len() >= BATCH_RECORDS {
+                    break;
+                }
+            }
             if self.stashed {
                 self.stashed = false;
             } else if !self.lines.next_line()? {
@@ -570,16 +664,29 @@ mod tests {
                 if l.is_empty() {
                     continue;
                 }
-                if let Some((mut r, value, addr)) = plain_record(&cols, l) {
+                let one = plain_record(&cols, l);
+                if let Some((mut r, value, addr)) = one {
                     r.page = src.page_of(value, addr).unwrap();
                     prop_assert_eq!(src.parse_fields(l).ok().flatten(), Some(r), "line '{}'", line);
                 }
+                // in place, with its line end: the same record, or the line left to the
+                // line reader
+                let in_place = plain_line(&cols, format!("{line}\n").as_bytes());
+                if let Some((r, value, addr, n)) = in_place {
+                    prop_assert_eq!(Some((r, value, addr)), one, "line '{}'", line);
+                    prop_assert_eq!(n, line.len() + 1);
+                } else if line.as_bytes() == l {
+                    prop_assert!(one.is_none(), "'{}' not read in place", line);
+                }
+                prop_assert!(plain_line(&cols, line.as_bytes()).is_none(), "'{}' read without its line end", line);
             }
             if header == "pid,page,kind,repeat" {
                 let (pid, page, kind, repeat) = plain;
                 let line = format!("{pid},{page},{kind},{repeat}");
                 let one = plain_record(&cols, line.as_bytes());
                 prop_assert!(one.is_some(), "'{}' not read in one pass", line);
+                let in_place = plain_line(&cols, format!("{line}\n").as_bytes());
+                prop_assert_eq!(in_place, one.map(|(r, value, addr)| (r, value, addr, line.len() + 1)));
                 let (mut r, value, addr) = one.unwrap();
                 r.page = src.page_of(value, addr).unwrap();
                 prop_assert_eq!(src.parse_fields(line.as_bytes()).unwrap(), Some(r));
