@@ -960,6 +960,7 @@ fn csv_lines_read_in_place_agree_with_the_line_reader() {
         let k = ["r", "w", "i"][kind as usize];
         let line = match rng.gen_range(0..12) {
             0 => format!("{pid},{page},{k},{repeat}\r\n"),
+            1 if rng.gen_bool(0.5) => format!("{pid},{page},{k},{repeat}\r\r\n"),
             1 => format!("  {pid}, {page} ,{k},{repeat}\n"),
             2 => format!("{pid},0x{page:x},{k},{repeat}\n"),
             3 => format!("{pid},{page:030},{k},{repeat}\n"),

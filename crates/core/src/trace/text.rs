@@ -168,8 +168,8 @@ fn plain_record(cols: &[Col], line: &[u8]) -> Option<(Reference, u64, bool)> {
 }
 
 /// `plain_record` of the line at the start of `rest`, and the line's length with its
-/// "\n" (None when `rest` holds no whole line, or the line is not plain or ends in
-/// "\r\n"), in one pass: each field's digits are summed as it is searched for its end.
+/// "\n" or "\r\n" (None when `rest` holds no whole line, or the line is not plain), in
+/// one pass: each field's digits are summed as it is searched for its end.
 #[inline(always)]
 fn plain_line(cols: &[Col], rest: &[u8]) -> Option<(Reference, u64, bool, usize)> {
     if rest.first()?.is_ascii_alphabetic() {
@@ -196,25 +196,27 @@ fn plain_line(cols: &[Col], rest: &[u8]) -> Option<(Reference, u64, bool, usize)
         }
         let field = &rest[start..at];
         at += 1;
-        // up to 19 digits cannot overflow; longer fields (leading zeros), hex and
-        // words take the slice parsers
+        // up to 19 digits cannot overflow; longer fields (leading zeros), hex, words and
+        // a last field before a "\r\n" line end (its "\r" dropped here, so that the
+        // digit loop stays as short as it was without the case) take the slice parsers
         let decimal = (digits && !field.is_empty() && field.len() <= 19).then_some(v);
-        let small = |f: &[u8]| match decimal {
+        let sliced = || if end == b'\n' { field.strip_suffix(b"\r").unwrap_or(field) } else { field };
+        let small = || match decimal {
             Some(v) => u32::try_from(v).ok(),
-            None => decimal_u32(f),
+            None => decimal_u32(sliced()),
         };
         match c {
-            Col::Pid => r.pid = small(field)?,
+            Col::Pid => r.pid = small()?,
             Col::Page | Col::Addr => {
                 value = match decimal {
                     Some(v) => v,
-                    None => parse_number(field)?.0,
+                    None => parse_number(sliced())?.0,
                 };
                 addr = *c == Col::Addr;
             }
-            Col::Kind => r.kind = parse_kind(field).filter(|&k| k != AccessKind::Free)?,
-            Col::Repeat => r.repeat = small(field).filter(|&n| n > 0)?,
-            Col::Gap => r.gap = small(field)?,
+            Col::Kind => r.kind = parse_kind(sliced()).filter(|&k| k != AccessKind::Free)?,
+            Col::Repeat => r.repeat = small().filter(|&n| n > 0)?,
+            Col::Gap => r.gap = small()?,
         }
     }
     Some((r, value, addr, at))
@@ -246,6 +248,13 @@ enum Layout {
     Header(Vec<Col>),
 }
 
+/// Lines the line reader reads after `take_plain_lines` took none, doubled at each such
+/// try in a row up to `SLOW_RUN_MOST`: where a file's lines are not plain (spaces after
+/// the commas, say), a try per line cost a third more; where one line is not (a
+/// comment, a line across the buffer's end), 64 lines are nothing.
+const SLOW_RUN: u32 = 64;
+const SLOW_RUN_MOST: u32 = 1 << 16;
+
 /// Streaming reader of CSV / text traces.
 pub(crate) struct CsvSource {
     meta: SourceMeta,
@@ -257,6 +266,10 @@ pub(crate) struct CsvSource {
     log_page: u32,
     /// The first data line is already in `lines.buf`.
     stashed: bool,
+    /// Lines left to the line reader before `take_plain_lines` is tried again, after it
+    /// took none, and the length of the next such run ([`SLOW_RUN`]).
+    slow: u32,
+    slow_run: u32,
     done: bool,
     pids: PidSet,
 }
@@ -322,6 +335,8 @@ impl CsvSource {
             native,
             log_page: ps.trailing_zeros(),
             stashed,
+            slow: 0,
+            slow_run: SLOW_RUN,
             done: false,
             pids: PidSet::default(),
         })
@@ -465,9 +480,9 @@ fn check_columns<R: std::io::BufRead>(lines: &Lines<R>, cols: &[Col]) -> Result<
 impl CsvSource {
     /// The plain lines (`plain_record`) already read, parsed where they lie; the first
     /// other line stops it, and goes through `next_line` and `parse_fields`, which give
-    /// every error its line.
-    fn take_plain_lines(&mut self, batch: &mut RefBatch) -> Result<()> {
-        let Layout::Header(cols) = &self.layout else { return Ok(()) };
+    /// every error its line. Returns how many it took.
+    fn take_plain_lines(&mut self, batch: &mut RefBatch) -> Result<u64> {
+        let Layout::Header(cols) = &self.layout else { return Ok(0) };
         let (native, log_page, page_size) = (self.native, self.log_page, self.meta.page_size);
         let (folder, pids, processes) = (&mut self.folder, &mut self.pids, &mut self.meta.processes);
         self.lines.take_buffered(|rest| {
@@ -481,8 +496,7 @@ impl CsvSource {
             }
             folder.push(r, batch);
             Some(n)
-        })?;
-        Ok(())
+        })
     }
 }
 
@@ -495,9 +509,18 @@ impl RefSource for CsvSource {
         batch.clear();
         while !self.done && batch.len() < BATCH_RECORDS {
             if !self.stashed {
-                self.take_plain_lines(batch)?;
-                if batch.len() >= BATCH_RECORDS {
-                    break;
+                if self.slow > 0 {
+                    self.slow -= 1;
+                } else {
+                    if self.take_plain_lines(batch)? == 0 {
+                        self.slow = self.slow_run;
+                        self.slow_run = (2 * self.slow_run).min(SLOW_RUN_MOST);
+                    } else {
+                        self.slow_run = SLOW_RUN;
+                    }
+                    if batch.len() >= BATCH_RECORDS {
+                        break;
+                    }
                 }
             }
             if self.stashed {
@@ -675,6 +698,8 @@ mod tests {
                 if let Some((r, value, addr, n)) = in_place {
                     prop_assert_eq!(Some((r, value, addr)), one, "line '{}'", line);
                     prop_assert_eq!(n, line.len() + 1);
+                    let crlf = plain_line(&cols, format!("{line}\r\n").as_bytes());
+                    prop_assert_eq!(crlf, Some((r, value, addr, line.len() + 2)));
                 } else if line.as_bytes() == l {
                     prop_assert!(one.is_none(), "'{}' not read in place", line);
                 }
