@@ -342,6 +342,27 @@ impl CsvSource {
         })
     }
 
+    /// The plain lines (`plain_record`) already read, parsed where they lie; the first
+    /// other line stops it, and goes through `next_line` and `parse_fields`, which give
+    /// every error its line. Returns how many it took.
+    fn take_plain_lines(&mut self, batch: &mut RefBatch) -> Result<u64> {
+        let Layout::Header(cols) = &self.layout else { return Ok(0) };
+        let (native, log_page, page_size) = (self.native, self.log_page, self.meta.page_size);
+        let (folder, pids, processes) = (&mut self.folder, &mut self.pids, &mut self.meta.processes);
+        self.lines.take_buffered(|rest| {
+            if batch.len() >= BATCH_RECORDS {
+                return None;
+            }
+            let (mut r, value, addr, n) = plain_line(cols, rest)?;
+            r.page = page_number(value, addr, native, log_page, page_size)?;
+            if pids.insert(r.pid) {
+                processes.push((r.pid, String::new()));
+            }
+            folder.push(r, batch);
+            Some(n)
+        })
+    }
+
     fn page_of(&self, v: u64, is_addr: bool) -> Result<u64> {
         if let Some(page) = page_number(v, is_addr, self.native, self.log_page, self.meta.page_size) {
             Ok(page)
@@ -475,29 +496,6 @@ fn check_columns<R: std::io::BufRead>(lines: &Lines<R>, cols: &[Col]) -> Result<
         return Err(lines.error("expected a 'page' or 'addr' column in the header line"));
     }
     Ok(())
-}
-
-impl CsvSource {
-    /// The plain lines (`plain_record`) already read, parsed where they lie; the first
-    /// other line stops it, and goes through `next_line` and `parse_fields`, which give
-    /// every error its line. Returns how many it took.
-    fn take_plain_lines(&mut self, batch: &mut RefBatch) -> Result<u64> {
-        let Layout::Header(cols) = &self.layout else { return Ok(0) };
-        let (native, log_page, page_size) = (self.native, self.log_page, self.meta.page_size);
-        let (folder, pids, processes) = (&mut self.folder, &mut self.pids, &mut self.meta.processes);
-        self.lines.take_buffered(|rest| {
-            if batch.len() >= BATCH_RECORDS {
-                return None;
-            }
-            let (mut r, value, addr, n) = plain_line(cols, rest)?;
-            r.page = page_number(value, addr, native, log_page, page_size)?;
-            if pids.insert(r.pid) {
-                processes.push((r.pid, String::new()));
-            }
-            folder.push(r, batch);
-            Some(n)
-        })
-    }
 }
 
 impl RefSource for CsvSource {
