@@ -33,9 +33,9 @@
 //!   (markers on the even bits, live slots on the odd ones) and a byte of it, four pairs,
 //!   has its weight sum and least suffix sum in a 256-entry table. A segment tree over
 //!   64-slot words holds, per node, the sum of the weights and the least suffix sum:
-//!   finding t is a climb and a descent on suffix sums, O(log n). Pairs are renumbered
-//!   (the occupied ones packed, in order) when they run out, so the structure stays
-//!   O(pages) however long the stream is.
+//!   finding t is a pass down the path to the page's word and a descent on suffix sums,
+//!   O(log n). Pairs are renumbered (the occupied ones packed, in order) when they run
+//!   out, so the structure stays O(pages) however long the stream is.
 //! * c without a tree: call size s a *run start* when s = 1 or marker s is older than
 //!   marker s - 1. Every marker is at least as recent as its run's start (the markers of
 //!   a run get more recent as the sizes grow), and the start is the run's least size, so
@@ -207,7 +207,7 @@ impl OptStackDistances {
     /// paths up to where they meet, then one, up to the first node that does not change.
     /// On a re-reference the two changes are the page's live slot (-1) and a marker (+1)
     /// going: above the join the sums are as before, and often the least suffix sums
-    /// too. A new pair at the end (one word) often changes no sum above its word.
+    /// too.
     fn update(&mut self, wa: usize, wb: usize) {
         let (mut i, mut j) = (self.words + wa, self.words + wb);
         let mut a = self.leaf(wa);
@@ -224,6 +224,12 @@ impl OptStackDistances {
                 self.tree[j] = b;
             }
         }
+        self.climb(i);
+    }
+
+    /// New ancestors of node `i`, up to the first that does not change.
+    #[inline]
+    fn climb(&mut self, mut i: usize) {
         while i > 1 {
             let node = with_sibling(self.tree[i], self.tree[i ^ 1], i & 1 == 0);
             i >>= 1;
@@ -285,45 +291,39 @@ impl OptStackDistances {
         }
     }
 
-    /// The weights after word `w`: the right siblings on its path (read only).
-    #[inline]
-    fn weights_after(&self, w: usize) -> i32 {
-        let mut rs = 0i32;
-        let mut i = self.words + w;
-        while i > 1 {
-            rs += select_unpredictable(i & 1 == 0, self.tree[i ^ 1].sum, 0);
-            i >>= 1;
-        }
-        rs
-    }
-
     /// The balance point: the first slot t >= `from` with R(t) <= -1 (R: the weight sum
-    /// from t on), `rs` the weights after `from`'s word. Up the right siblings, then down
-    /// into the first that reaches -1.
-    fn balance_point(&self, from: u32, mut rs: i32) -> u32 {
+    /// from t on). One pass down the path to `from`'s word finds the weights after each
+    /// node on it and, of the right siblings that hang off it (the nodes wholly after
+    /// `from`), the deepest whose least suffix sum reaches -1; then the word itself is
+    /// searched, and if the point is not in it, that sibling is descended into. (A climb
+    /// for the weights after the word, then a second climb to the first sibling that
+    /// reaches -1, took 5% more of the whole curve: the pass's loads do not depend on
+    /// each other, and it has no exit to mispredict.)
+    fn balance_point(&self, from: u32) -> u32 {
         let w0 = (from / 64) as usize;
+        let leaf = self.words + w0;
+        let (mut after, mut best, mut best_after) = (0i32, 0usize, 0i32);
+        let mut d = self.words.trailing_zeros();
+        while d > 0 {
+            d -= 1;
+            let c = leaf >> d;
+            let is_left = c & 1 == 0;
+            let sib = self.tree[c ^ 1];
+            let reaches = is_left & (sib.min_suffix + after <= -1);
+            best = select_unpredictable(reaches, c ^ 1, best);
+            best_after = select_unpredictable(reaches, after, best_after);
+            after += select_unpredictable(is_left, sib.sum, 0);
+        }
         // The word's leaf still counts the page's live slot, whose removal only raised R:
         // when its least suffix sum cannot reach -1 no slot of it can (3 in 4 searches
         // end outside the page's word), and the scan is skipped.
-        if self.tree[self.words + w0].min_suffix + rs <= -1 {
-            if let Some(t) = self.scan_word(w0, from % 64, rs) {
+        if self.tree[leaf].min_suffix + after <= -1 {
+            if let Some(t) = self.scan_word(w0, from % 64, after) {
                 return t;
             }
         }
-        let mut i = self.words + w0;
-        while i > 1 {
-            // one branch per level, taken once: a left child's sibling, or 0 (not deep
-            // enough) for a right child; the sum follows without a branch
-            let is_left = i & 1 == 0;
-            let sib = self.tree[i | 1];
-            let right = rs - sib.sum;
-            if select_unpredictable(is_left, sib.min_suffix + right, 0) <= -1 {
-                return self.descend(i + 1, right);
-            }
-            rs = select_unpredictable(is_left, right, rs);
-            i >>= 1;
-        }
-        unreachable!("the most recent live slot has R = -1")
+        debug_assert!(best != 0, "the most recent live slot has R = -1");
+        self.descend(best, best_after)
     }
 
     /// `balance_point` within node `i`, `right` the weights after it.
@@ -374,7 +374,21 @@ impl OptStackDistances {
     fn least_start_before(&self, t: u32) -> usize {
         // pair q's marker is slot 2q
         let bound = t.div_ceil(2);
-        self.start_pair.iter().position(|&q| q < bound).expect("a marker before the balance point")
+        // sixteen compares at a time, into a mask (the loop with an exit per entry was 7%
+        // of the whole)
+        let mut chunks = self.start_pair.chunks_exact(16);
+        let mut at = 0;
+        for chunk in &mut chunks {
+            let mut mask = 0u32;
+            for (j, &q) in chunk.iter().enumerate() {
+                mask |= u32::from(q < bound) << j;
+            }
+            if mask != 0 {
+                return at + mask.trailing_zeros() as usize;
+            }
+            at += 16;
+        }
+        at + chunks.remainder().iter().position(|&q| q < bound).expect("a marker before the balance point")
     }
 
     /// Marker `c` has become the newest: `c` starts no run (1 always does), `c + 1` does.
@@ -410,7 +424,15 @@ impl OptStackDistances {
         self.marker[c as usize] = q;
         self.last[page as usize] = q + 1;
         self.top = q;
-        self.update(w, w);
+        // the word's two newest slots: their weights sum to 0, so every older slot's
+        // suffix sum is as it was, and the live slot's is -1 (no leaf to recompute)
+        let i = self.words + w;
+        let leaf = Node { min_suffix: self.tree[i].min_suffix.min(-1), ..self.tree[i] };
+        debug_assert_eq!(leaf, self.leaf(w));
+        if leaf != self.tree[i] {
+            self.tree[i] = leaf;
+            self.climb(i);
+        }
     }
 
     /// Records a reference to `page` repeated `repeat` times; returns its OPT stack
@@ -448,7 +470,7 @@ impl OptStackDistances {
                 // after it, and it holds no marker)
                 let wa = (qa / PAIRS_PER_WORD) as usize;
                 self.bits[wa] &= !(2u64 << (2 * (qa % PAIRS_PER_WORD)));
-                let t = self.balance_point(2 * qa + 1, self.weights_after(wa));
+                let t = self.balance_point(2 * qa + 1);
                 let k = self.least_start_before(t);
                 let (c, old) = (self.start_size[k], self.start_pair[k]);
                 debug_assert!(c < self.sizes && old == self.marker[c as usize], "a size for the reference");
