@@ -175,3 +175,12 @@ fn the_run_starts_are_kept_exactly() {
         }
     }
 }
+
+proptest::proptest! {
+    /// The vector compares are unsigned compares, whatever the top bit of either side.
+    #[test]
+    fn below_mask_is_the_compares(q in proptest::array::uniform16(proptest::prop_oneof![0u32..64, proptest::num::u32::ANY, proptest::strategy::Just(u32::MAX), proptest::strategy::Just(1 << 31)]), bound in proptest::prop_oneof![0u32..64, proptest::num::u32::ANY]) {
+        let want = q.iter().enumerate().fold(0u32, |m, (j, &x)| m | u32::from(x < bound) << j);
+        proptest::prop_assert_eq!(super::below_mask(&q, bound), want);
+    }
+}
