@@ -942,6 +942,15 @@ fn free_records_bad_forms() {
     assert!(msg.contains("repeat count from 1"), "{msg}");
 }
 
+/// The message of the format error that reading `contents` as the file `p` (at
+/// `page_size`) ends in, which must be at line `line`.
+fn error_at_line(p: &Path, contents: &str, page_size: Option<u64>, line: u64) -> String {
+    std::fs::write(p, contents).unwrap();
+    let (_, pos, msg) = format_err(read(p, None, page_size).unwrap_err());
+    assert_eq!(pos, Position::Line(line), "{msg}");
+    msg
+}
+
 /// A CSV of plain lines read in place (`CsvSource::take_plain_lines`) mixed with every
 /// form only the line reader takes, over several fills of the reader's 256 KiB buffer:
 /// the same records as the references written, and errors at their line.
@@ -976,16 +985,65 @@ fn csv_lines_read_in_place_agree_with_the_line_reader() {
     }
     std::fs::write(&p, &text).unwrap();
     assert_eq!(read(&p, None, None).unwrap(), expected(&fold(&refs)));
-    // a bad line after them: its line number, however the lines before were read
-    for (bad, why) in [("1,2,r,0\n", "repeat"), (&*format!("1,{},r,1\n", "0".repeat(5000)), "at most 4096 bytes")] {
-        std::fs::write(&p, format!("{text}{bad}")).unwrap();
-        let (_, pos, msg) = format_err(read(&p, None, None).unwrap_err());
-        assert_eq!(pos, Position::Line(lines + 1), "{msg}");
-        assert!(msg.contains(why), "{msg}");
+    // a bad line after them: its line number, however the lines before were read; and
+    // after a run of plain lines longer than the line reader's longest turn, so that it
+    // is tried in place
+    let run = "1,7,r,1\n".repeat(70_000);
+    for (before, skipped) in [("", 0), (&*run, 70_000)] {
+        for (bad, why) in [("1,2,r,0\n", "repeat"), (&*format!("1,{},r,1\n", "0".repeat(5000)), "at most 4096 bytes")] {
+            let msg = error_at_line(&p, &format!("{text}{before}{bad}"), None, lines + skipped + 1);
+            assert!(msg.contains(why), "{msg}");
+        }
     }
     // the last line without its newline
     std::fs::write(&p, format!("{text}2,5,w,1")).unwrap();
     let mut with_last = refs.clone();
     with_last.push(r(2, 5, AccessKind::Write, 1, 0));
     assert_eq!(read(&p, None, None).unwrap(), expected(&fold(&with_last)));
+}
+
+/// The same for a file without a header: lines of one decimal page number are read in
+/// place, every other form (hex addresses, pid and kind fields, spaces, comments) by the
+/// line reader, and a page size that cannot read the page numbers is an error at its
+/// line either way.
+#[test]
+fn headerless_lines_read_in_place_agree_with_the_line_reader() {
+    use rand::{Rng, SeedableRng};
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("pages.txt");
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(29);
+    let mut text = String::from("# page_size=4096\n");
+    let mut refs = Vec::new();
+    let mut lines = 1u64;
+    while text.len() < 3 << 18 {
+        let page = rng.gen_range(0..1u64 << 40);
+        let (line, r) = match rng.gen_range(0..10) {
+            0 => (format!("{page}\r\n"), r(0, page, AccessKind::Read, 1, 0)),
+            1 => (format!("0x{:x}\n", page << 12), r(0, page, AccessKind::Read, 1, 0)),
+            2 => (format!("3 {page} w\n"), r(3, page, AccessKind::Write, 1, 0)),
+            3 => (format!(" {page}\n"), r(0, page, AccessKind::Read, 1, 0)),
+            4 => (format!("{page:025}\n"), r(0, page, AccessKind::Read, 1, 0)),
+            5 => ("# a comment\n\n".to_string(), r(0, 0, AccessKind::Read, 0, 0)),
+            _ => (format!("{page}\n"), r(0, page, AccessKind::Read, 1, 0)),
+        };
+        lines += line.matches('\n').count() as u64;
+        text.push_str(&line);
+        if r.repeat > 0 {
+            refs.push(r);
+        }
+    }
+    std::fs::write(&p, &text).unwrap();
+    assert_eq!(read(&p, None, None).unwrap(), expected(&fold(&refs)));
+    // a bad line after them, and after a run of plain lines longer than the line
+    // reader's longest turn, so that it is tried in place
+    let run = "7\n".repeat(70_000);
+    for (before, skipped) in [("", 0), (&*run, 70_000)] {
+        for bad in ["12x", "99999999999999999999"] {
+            error_at_line(&p, &format!("{text}{before}{bad}\n"), None, lines + skipped + 1);
+        }
+    }
+    // page numbers of 4 KiB pages cannot be read at 1 KiB: the first data line is the
+    // line reader's, the second is tried in place, refused, and worded at its line
+    let msg = error_at_line(&p, "0x1000\n5\n", Some(1024), 2);
+    assert!(msg.contains("cannot be read at page size 1024"), "{msg}");
 }

@@ -222,6 +222,30 @@ fn plain_line(cols: &[Col], rest: &[u8]) -> Option<(Reference, u64, bool, usize)
     Some((r, value, addr, at))
 }
 
+/// The value of a headerless line of one decimal number (a page number), and the line's
+/// length with its "\n" or "\r\n"; None for any other line (hex is an address there,
+/// and the other forms have more fields), which `parse_fields` reads.
+#[inline(always)]
+fn plain_number_line(rest: &[u8]) -> Option<(u64, usize)> {
+    let mut v = 0u64;
+    let mut at = 0;
+    loop {
+        let b = *rest.get(at)?;
+        let d = b.wrapping_sub(b'0');
+        if d >= 10 {
+            break;
+        }
+        v = v.wrapping_mul(10).wrapping_add(d as u64);
+        at += 1;
+    }
+    let end = match &rest[at..] {
+        [b'\n', ..] => 1,
+        [b'\r', b'\n', ..] => 2,
+        _ => return None,
+    };
+    (1..=19).contains(&at).then_some((v, at + end))
+}
+
 /// The page of a page-number (`is_addr` false) or address value, None when a page
 /// number of `native`-byte pages cannot be read at `page_size` (`page_of` words it).
 #[inline(always)]
@@ -346,9 +370,23 @@ impl CsvSource {
     /// other line stops it, and goes through `next_line` and `parse_fields`, which give
     /// every error its line. Returns how many it took.
     fn take_plain_lines(&mut self, batch: &mut RefBatch) -> Result<u64> {
-        let Layout::Header(cols) = &self.layout else { return Ok(0) };
         let (native, log_page, page_size) = (self.native, self.log_page, self.meta.page_size);
         let (folder, pids, processes) = (&mut self.folder, &mut self.pids, &mut self.meta.processes);
+        let Layout::Header(cols) = &self.layout else {
+            // without a header: lines of one page number, process 0's reads
+            return self.lines.take_buffered(|rest| {
+                if batch.len() >= BATCH_RECORDS {
+                    return None;
+                }
+                let (value, n) = plain_number_line(rest)?;
+                let page = page_number(value, false, native, log_page, page_size)?;
+                if pids.insert(0) {
+                    processes.push((0, String::new()));
+                }
+                folder.push(Reference { pid: 0, page, kind: AccessKind::Read, repeat: 1, gap: 0 }, batch);
+                Some(n)
+            });
+        };
         self.lines.take_buffered(|rest| {
             if batch.len() >= BATCH_RECORDS {
                 return None;
