@@ -951,19 +951,44 @@ fn error_at_line(p: &Path, contents: &str, page_size: Option<u64>, line: u64) ->
     msg
 }
 
+/// `head`, then lines from `line` (its text, and the reference it holds) up to 768 KiB,
+/// several fills of the text reader's 256 KiB buffer: the text, the references and the
+/// number of lines.
+fn mixed_text(seed: u64, head: &str, mut line: impl FnMut(&mut rand_pcg::Pcg64) -> (String, Option<Reference>)) -> (String, Vec<Reference>, u64) {
+    use rand::SeedableRng;
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    let (mut text, mut refs) = (String::from(head), Vec::new());
+    while text.len() < 3 << 18 {
+        let (l, r) = line(&mut rng);
+        text.push_str(&l);
+        refs.extend(r);
+    }
+    let lines = text.matches('\n').count() as u64;
+    (text, refs, lines)
+}
+
+/// Each `bad` line after `text` (of `lines` lines) is an error at its line saying what it
+/// must, and again after 70,000 `plain` lines, more than the line reader's longest turn,
+/// so that the line is tried in place.
+fn bad_lines_are_errors_at_their_line(p: &Path, text: &str, lines: u64, plain: &str, bad: &[(&str, &str)]) {
+    let run = plain.repeat(70_000);
+    for (before, skipped) in [("", 0), (&*run, 70_000)] {
+        for (line, why) in bad {
+            let msg = error_at_line(p, &format!("{text}{before}{line}"), None, lines + skipped + 1);
+            assert!(msg.contains(why), "{msg}");
+        }
+    }
+}
+
 /// A CSV of plain lines read in place (`CsvSource::take_plain_lines`) mixed with every
 /// form only the line reader takes, over several fills of the reader's 256 KiB buffer:
 /// the same records as the references written, and errors at their line.
 #[test]
 fn csv_lines_read_in_place_agree_with_the_line_reader() {
-    use rand::{Rng, SeedableRng};
+    use rand::Rng;
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("mixed.csv");
-    let mut rng = rand_pcg::Pcg64::seed_from_u64(19);
-    let mut text = String::from("# page_size=4096\npid,page,kind,repeat\n");
-    let mut refs = Vec::new();
-    let mut lines = 2u64;
-    while text.len() < 3 << 18 {
+    let (text, refs, lines) = mixed_text(19, "# page_size=4096\npid,page,kind,repeat\n", |rng| {
         let (pid, page, repeat) = (rng.gen_range(0..3u32), rng.gen_range(0..1u64 << 40), rng.gen_range(1..4u32));
         let kind = [AccessKind::Read, AccessKind::Write, AccessKind::Instruction][rng.gen_range(0..3)];
         let k = ["r", "w", "i"][kind as usize];
@@ -974,27 +999,16 @@ fn csv_lines_read_in_place_agree_with_the_line_reader() {
             2 => format!("{pid},0x{page:x},{k},{repeat}\n"),
             3 => format!("{pid},{page:030},{k},{repeat}\n"),
             4 => format!("{pid},{page},{},{repeat}\n", ["read", "Write", "instr"][kind as usize]),
-            5 => "# a comment\n\n".to_string(),
+            5 => return ("# a comment\n\n".to_string(), None),
             _ => format!("{pid},{page},{k},{repeat}\n"),
         };
-        lines += line.matches('\n').count() as u64;
-        text.push_str(&line);
-        if !line.starts_with('#') {
-            refs.push(r(pid, page, kind, repeat, 0));
-        }
-    }
+        (line, Some(r(pid, page, kind, repeat, 0)))
+    });
     std::fs::write(&p, &text).unwrap();
     assert_eq!(read(&p, None, None).unwrap(), expected(&fold(&refs)));
-    // a bad line after them: its line number, however the lines before were read; and
-    // after a run of plain lines longer than the line reader's longest turn, so that it
-    // is tried in place
-    let run = "1,7,r,1\n".repeat(70_000);
-    for (before, skipped) in [("", 0), (&*run, 70_000)] {
-        for (bad, why) in [("1,2,r,0\n", "repeat"), (&*format!("1,{},r,1\n", "0".repeat(5000)), "at most 4096 bytes")] {
-            let msg = error_at_line(&p, &format!("{text}{before}{bad}"), None, lines + skipped + 1);
-            assert!(msg.contains(why), "{msg}");
-        }
-    }
+    // a bad line after them: its line number, however the lines before were read
+    let long = format!("1,{},r,1\n", "0".repeat(5000));
+    bad_lines_are_errors_at_their_line(&p, &text, lines, "1,7,r,1\n", &[("1,2,r,0\n", "repeat"), (&long, "at most 4096 bytes")]);
     // the last line without its newline
     std::fs::write(&p, format!("{text}2,5,w,1")).unwrap();
     let mut with_last = refs.clone();
@@ -1008,40 +1022,26 @@ fn csv_lines_read_in_place_agree_with_the_line_reader() {
 /// line either way.
 #[test]
 fn headerless_lines_read_in_place_agree_with_the_line_reader() {
-    use rand::{Rng, SeedableRng};
+    use rand::Rng;
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("pages.txt");
-    let mut rng = rand_pcg::Pcg64::seed_from_u64(29);
-    let mut text = String::from("# page_size=4096\n");
-    let mut refs = Vec::new();
-    let mut lines = 1u64;
-    while text.len() < 3 << 18 {
+    let (text, refs, lines) = mixed_text(29, "# page_size=4096\n", |rng| {
         let page = rng.gen_range(0..1u64 << 40);
-        let (line, r) = match rng.gen_range(0..10) {
-            0 => (format!("{page}\r\n"), r(0, page, AccessKind::Read, 1, 0)),
-            1 => (format!("0x{:x}\n", page << 12), r(0, page, AccessKind::Read, 1, 0)),
-            2 => (format!("3 {page} w\n"), r(3, page, AccessKind::Write, 1, 0)),
-            3 => (format!(" {page}\n"), r(0, page, AccessKind::Read, 1, 0)),
-            4 => (format!("{page:025}\n"), r(0, page, AccessKind::Read, 1, 0)),
-            5 => ("# a comment\n\n".to_string(), r(0, 0, AccessKind::Read, 0, 0)),
-            _ => (format!("{page}\n"), r(0, page, AccessKind::Read, 1, 0)),
-        };
-        lines += line.matches('\n').count() as u64;
-        text.push_str(&line);
-        if r.repeat > 0 {
-            refs.push(r);
+        let read = Some(r(0, page, AccessKind::Read, 1, 0));
+        match rng.gen_range(0..10) {
+            0 => (format!("{page}\r\n"), read),
+            1 => (format!("0x{:x}\n", page << 12), read),
+            2 => (format!("3 {page} w\n"), Some(r(3, page, AccessKind::Write, 1, 0))),
+            3 => (format!(" {page}\n"), read),
+            4 => (format!("{page:025}\n"), read),
+            5 => ("# a comment\n\n".to_string(), None),
+            _ => (format!("{page}\n"), read),
         }
-    }
+    });
     std::fs::write(&p, &text).unwrap();
     assert_eq!(read(&p, None, None).unwrap(), expected(&fold(&refs)));
-    // a bad line after them, and after a run of plain lines longer than the line
-    // reader's longest turn, so that it is tried in place
-    let run = "7\n".repeat(70_000);
-    for (before, skipped) in [("", 0), (&*run, 70_000)] {
-        for bad in ["12x", "99999999999999999999"] {
-            error_at_line(&p, &format!("{text}{before}{bad}\n"), None, lines + skipped + 1);
-        }
-    }
+    let bad = "expected a page number or address";
+    bad_lines_are_errors_at_their_line(&p, &text, lines, "7\n", &[("12x\n", bad), ("99999999999999999999\n", bad)]);
     // page numbers of 4 KiB pages cannot be read at 1 KiB: the first data line is the
     // line reader's, the second is tried in place, refused, and worded at its line
     let msg = error_at_line(&p, "0x1000\n5\n", Some(1024), 2);

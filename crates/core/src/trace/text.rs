@@ -136,42 +136,24 @@ fn split<'a>(line: &'a [u8], out: &mut Fields<'a>) -> bool {
 /// header's number of fields) and every field is valid; else None, and the line goes
 /// through `parse_fields`, which accepts the other forms and words every error. Returns
 /// the record (page not yet set) and the value of its page or address column, with
-/// whether it is an address.
+/// whether it is an address. `line` is a line without its end (`next_line`'s).
 #[inline]
 fn plain_record(cols: &[Col], line: &[u8]) -> Option<(Reference, u64, bool)> {
-    if line.first()?.is_ascii_alphabetic() {
-        return None; // may be a header line
-    }
-    let mut r = Reference { pid: 0, page: 0, kind: AccessKind::Read, repeat: 1, gap: 0 };
-    let (mut value, mut addr) = (0, false);
-    let mut rest = line;
-    for (i, c) in cols.iter().enumerate() {
-        let last = i + 1 == cols.len();
-        let (field, next) = match rest.iter().position(|&b| b == b',') {
-            Some(_) if last => return None,
-            Some(k) => (&rest[..k], &rest[k + 1..]),
-            None if last => (rest, &b""[..]),
-            None => return None,
-        };
-        match c {
-            Col::Pid => r.pid = decimal_u32(field)?,
-            Col::Page | Col::Addr => {
-                (value, addr) = (parse_number(field)?.0, *c == Col::Addr);
-            }
-            Col::Kind => r.kind = parse_kind(field).filter(|&k| k != AccessKind::Free)?,
-            Col::Repeat => r.repeat = decimal_u32(field).filter(|&n| n > 0)?,
-            Col::Gap => r.gap = decimal_u32(field)?,
-        }
-        rest = next;
-    }
-    Some((r, value, addr))
+    plain_fields::<false>(cols, line).map(|(r, value, addr, _)| (r, value, addr))
 }
 
-/// `plain_record` of the line at the start of `rest`, and the line's length with its
-/// "\n" or "\r\n" (None when `rest` holds no whole line, or the line is not plain), in
-/// one pass: each field's digits are summed as it is searched for its end.
+/// `plain_record` of the line at the start of `rest`, a reader's buffer, and the line's
+/// length with its "\n" or "\r\n" (None when `rest` holds no whole line).
 #[inline(always)]
 fn plain_line(cols: &[Col], rest: &[u8]) -> Option<(Reference, u64, bool, usize)> {
+    plain_fields::<true>(cols, rest)
+}
+
+/// `plain_record` and `plain_line`, in one pass: each field's digits are summed as it is
+/// searched for its end. `IN_BUFFER`: the line ends at its "\n", and `rest` without one
+/// holds no whole line; else the line is all of `rest`.
+#[inline(always)]
+fn plain_fields<const IN_BUFFER: bool>(cols: &[Col], rest: &[u8]) -> Option<(Reference, u64, bool, usize)> {
     if rest.first()?.is_ascii_alphabetic() {
         return None; // may be a header line
     }
@@ -182,7 +164,11 @@ fn plain_line(cols: &[Col], rest: &[u8]) -> Option<(Reference, u64, bool, usize)
         let start = at;
         let (mut v, mut digits) = (0u64, true);
         let end = loop {
-            let b = *rest.get(at)?;
+            let b = match rest.get(at) {
+                Some(&b) => b,
+                None if IN_BUFFER => return None,
+                None => break b'\n',
+            };
             if b == b',' || b == b'\n' {
                 break b;
             }
@@ -270,6 +256,27 @@ fn parse_header_line(fields: &[&[u8]]) -> Option<Vec<Col>> {
 enum Layout {
     Headerless,
     Header(Vec<Col>),
+}
+
+/// The records of the lines `parse` takes in place (`Lines::take_buffered`), into
+/// the batch until it is full, their processes noted; one function per line form, so that
+/// the loop does not ask which form at every line (a match per line cost 3-4%).
+fn take_records<R: std::io::BufRead>(
+    lines: &mut Lines<R>,
+    (folder, pids, processes, batch): (&mut Folder, &mut PidSet, &mut Vec<(u32, String)>, &mut RefBatch),
+    parse: impl Fn(&[u8]) -> Option<(Reference, usize)>,
+) -> Result<u64> {
+    lines.take_buffered(|rest| {
+        if batch.len() >= BATCH_RECORDS {
+            return None;
+        }
+        let (r, n) = parse(rest)?;
+        if pids.insert(r.pid) {
+            processes.push((r.pid, String::new()));
+        }
+        folder.push(r, batch);
+        Some(n)
+    })
 }
 
 /// Lines the line reader reads after `take_plain_lines` took none, doubled at each such
@@ -366,39 +373,37 @@ impl CsvSource {
         })
     }
 
-    /// The plain lines (`plain_record`) already read, parsed where they lie; the first
-    /// other line stops it, and goes through `next_line` and `parse_fields`, which give
-    /// every error its line. Returns how many it took.
-    fn take_plain_lines(&mut self, batch: &mut RefBatch) -> Result<u64> {
+    /// The plain lines (`plain_line`; without a header, `plain_number_line`) already
+    /// read, parsed where they lie; the first other line stops it, and goes through
+    /// `next_line` and `parse_fields`, which give every error its line. After a try that
+    /// takes none, the line reader reads the next `slow_run` lines first ([`SLOW_RUN`]).
+    fn take_plain_lines(&mut self, batch: &mut RefBatch) -> Result<()> {
+        if self.slow > 0 {
+            self.slow -= 1;
+            return Ok(());
+        }
         let (native, log_page, page_size) = (self.native, self.log_page, self.meta.page_size);
-        let (folder, pids, processes) = (&mut self.folder, &mut self.pids, &mut self.meta.processes);
-        let Layout::Header(cols) = &self.layout else {
+        let (lines, into) = (&mut self.lines, (&mut self.folder, &mut self.pids, &mut self.meta.processes, batch));
+        let taken = match &self.layout {
+            Layout::Header(cols) => take_records(lines, into, |rest| {
+                let (mut r, value, addr, n) = plain_line(cols, rest)?;
+                r.page = page_number(value, addr, native, log_page, page_size)?;
+                Some((r, n))
+            }),
             // without a header: lines of one page number, process 0's reads
-            return self.lines.take_buffered(|rest| {
-                if batch.len() >= BATCH_RECORDS {
-                    return None;
-                }
+            Layout::Headerless => take_records(lines, into, |rest| {
                 let (value, n) = plain_number_line(rest)?;
                 let page = page_number(value, false, native, log_page, page_size)?;
-                if pids.insert(0) {
-                    processes.push((0, String::new()));
-                }
-                folder.push(Reference { pid: 0, page, kind: AccessKind::Read, repeat: 1, gap: 0 }, batch);
-                Some(n)
-            });
-        };
-        self.lines.take_buffered(|rest| {
-            if batch.len() >= BATCH_RECORDS {
-                return None;
-            }
-            let (mut r, value, addr, n) = plain_line(cols, rest)?;
-            r.page = page_number(value, addr, native, log_page, page_size)?;
-            if pids.insert(r.pid) {
-                processes.push((r.pid, String::new()));
-            }
-            folder.push(r, batch);
-            Some(n)
-        })
+                Some((Reference { pid: 0, page, kind: AccessKind::Read, repeat: 1, gap: 0 }, n))
+            }),
+        }?;
+        if taken == 0 {
+            self.slow = self.slow_run;
+            self.slow_run = (2 * self.slow_run).min(SLOW_RUN_MOST);
+        } else {
+            self.slow_run = SLOW_RUN;
+        }
+        Ok(())
     }
 
     fn page_of(&self, v: u64, is_addr: bool) -> Result<u64> {
@@ -545,18 +550,9 @@ impl RefSource for CsvSource {
         batch.clear();
         while !self.done && batch.len() < BATCH_RECORDS {
             if !self.stashed {
-                if self.slow > 0 {
-                    self.slow -= 1;
-                } else {
-                    if self.take_plain_lines(batch)? == 0 {
-                        self.slow = self.slow_run;
-                        self.slow_run = (2 * self.slow_run).min(SLOW_RUN_MOST);
-                    } else {
-                        self.slow_run = SLOW_RUN;
-                    }
-                    if batch.len() >= BATCH_RECORDS {
-                        break;
-                    }
+                self.take_plain_lines(batch)?;
+                if batch.len() >= BATCH_RECORDS {
+                    break;
                 }
             }
             if self.stashed {
