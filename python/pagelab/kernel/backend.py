@@ -237,7 +237,11 @@ def _supervise(procs, running, cg, tmp, limit_bytes, sample_s, page_size, config
                     _emitter_done(r, config_name)
                     pv = next(v for v in view.procs if v.pid == r.popen.pid)
                     pv.ended = True
-                    view.now_s = r.end
+                    # what follows in this pass (the controllers' tick) is after the
+                    # exit: its events must not carry an earlier time than the exit's
+                    # (the run's events are sorted by time: a grab stamped with the pass's
+                    # start came before the release it followed)
+                    now = view.now_s = r.end
                     for c in controllers:
                         c.exited(view, pv)
         if controllers and now >= next_control:
