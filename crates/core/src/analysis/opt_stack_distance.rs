@@ -99,6 +99,39 @@ const fn byte_tables() -> ([i8; 256], [i8; 256]) {
     (sum, min)
 }
 
+/// For each byte and each bound L in -5..=4 (index L + 5): its lowest slot i whose
+/// weights from i to the byte's top sum to at most L, or 8 when none does. A byte's
+/// suffix sums lie in -4..=4, so a bound above 4 is 4 and one below -5 is -5.
+const BYTE_FIRST: [[u8; 10]; 256] = byte_first();
+
+const fn byte_first() -> [[u8; 10]; 256] {
+    let mut first = [[8u8; 10]; 256];
+    let mut b = 0;
+    while b < 256 {
+        // suffix[i]: the weights of slots i..8
+        let mut suffix = [0i32; 9];
+        let mut i = 8;
+        while i > 0 {
+            i -= 1;
+            let w = if (b >> i) & 1 == 0 { 0 } else if i % 2 == 0 { 1 } else { -1 };
+            suffix[i] = suffix[i + 1] + w;
+        }
+        let mut l = 0;
+        while l < 10 {
+            let mut i = 8;
+            while i > 0 {
+                i -= 1;
+                if suffix[i] <= l as i32 - 5 {
+                    first[b][l] = i as u8;
+                }
+            }
+            l += 1;
+        }
+        b += 1;
+    }
+    first
+}
+
 /// Bit j set where `q[j] < bound`. On x86-64 by SSE2 (every x86-64 has it): four
 /// compares and a byte mask, where the compiler had left the sixteen compares scalar
 /// (the whole OPT curve 1.156-1.171 -> 1.142-1.147 s; a byte per compare read as a u128
@@ -125,19 +158,39 @@ fn below_mask(q: &[u32; 16], bound: u32) -> u32 {
     }
 }
 
-/// The weight of slot `i` (0..8) of a byte `b`.
-#[inline(always)]
-fn weight(b: usize, i: u32) -> i32 {
-    if (b >> i) & 1 == 0 {
-        0
-    } else if i.is_multiple_of(2) {
-        1
-    } else {
-        -1
+/// The lowest slot at or above bit `lo` of word `x` with R <= -1 (R: the weight sum from
+/// the slot to the word's top, plus `right`). Slots below `lo` count as empty: their R
+/// is then that of `lo`, so a find among them is `lo`. Without a branch until the
+/// answer: the bytes that reach -1 make a mask, and the first slot in the lowest is a
+/// table's (an exit at the byte, then at the slot, was two mispredicted branches a
+/// search: 2-3% of the whole curve).
+#[inline]
+fn first_slot_reaching(x: u64, lo: u32, right: i32) -> Option<u32> {
+    let x = x & (!0u64 << lo);
+    // R just above each byte, and the bytes with a slot at R <= -1
+    let mut above = [0i32; 8];
+    let (mut s, mut reach) = (right, 0u32);
+    for k in (0..8).rev() {
+        let b = (x >> (8 * k)) as u8 as usize;
+        above[k] = s;
+        reach |= u32::from(s + BYTE_MIN[b] as i32 <= -1) << k;
+        s += BYTE_SUM[b] as i32;
     }
+    // the bytes below `lo`'s are empty, and their R is that of `lo`'s lowest slot
+    let reach = reach & (!0u32 << (lo / 8));
+    if reach == 0 {
+        return None;
+    }
+    let k = reach.trailing_zeros();
+    let b = (x >> (8 * k)) as u8 as usize;
+    let bound = (-1 - above[k as usize]).clamp(-5, 4);
+    let i = u32::from(BYTE_FIRST[b][(bound + 5) as usize]);
+    debug_assert!(i < 8, "the byte's least suffix sum is at one of its slots");
+    Some((8 * k + i).max(lo))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
 struct Node {
     /// Sum of the weights.
     sum: i32,
@@ -324,22 +377,13 @@ impl OptStackDistances {
     /// searched, and if the point is not in it, that sibling is descended into. (A climb
     /// for the weights after the word, then a second climb to the first sibling that
     /// reaches -1, took 5% more of the whole curve: the pass's loads do not depend on
-    /// each other, and it has no exit to mispredict.)
+    /// each other, and it has no exit to mispredict. A Fenwick tree for the weights
+    /// before the word, then a climb that stops at the sibling, took 13% more: the
+    /// Fenwick tree's two updates a reference.)
     fn balance_point(&self, from: u32) -> u32 {
         let w0 = (from / 64) as usize;
         let leaf = self.words + w0;
-        let (mut after, mut best, mut best_after) = (0i32, 0usize, 0i32);
-        let mut d = self.words.trailing_zeros();
-        while d > 0 {
-            d -= 1;
-            let c = leaf >> d;
-            let is_left = c & 1 == 0;
-            let sib = self.tree[c ^ 1];
-            let reaches = is_left & (sib.min_suffix + after <= -1);
-            best = select_unpredictable(reaches, c ^ 1, best);
-            best_after = select_unpredictable(reaches, after, best_after);
-            after += select_unpredictable(is_left, sib.sum, 0);
-        }
+        let (after, best, best_after) = self.path(leaf);
         // The word's leaf still counts the page's live slot, whose removal only raised R:
         // when its least suffix sum cannot reach -1 no slot of it can (3 in 4 searches
         // end outside the page's word), and the scan is skipped.
@@ -352,8 +396,119 @@ impl OptStackDistances {
         self.descend(best, best_after)
     }
 
+    /// The weights after leaf `leaf`, and the deepest right sibling off its path whose
+    /// least suffix sum reaches -1, with the weights after it (node 0 when none).
+    #[inline(always)]
+    fn path(&self, leaf: usize) -> (i32, usize, i32) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            self.path_sse2(leaf)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self.path_scalar(leaf)
+        }
+    }
+
+    /// `path`, a level at a time from the root's children down.
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+    fn path_scalar(&self, leaf: usize) -> (i32, usize, i32) {
+        let (mut after, mut best, mut best_after) = (0i32, 0usize, 0i32);
+        let mut d = self.words.trailing_zeros();
+        while d > 0 {
+            d -= 1;
+            let c = leaf >> d;
+            let is_left = c & 1 == 0;
+            let sib = self.tree[c ^ 1];
+            let reaches = is_left & (sib.min_suffix + after <= -1);
+            best = select_unpredictable(reaches, c ^ 1, best);
+            best_after = select_unpredictable(reaches, after, best_after);
+            after += select_unpredictable(is_left, sib.sum, 0);
+        }
+        (after, best, best_after)
+    }
+
+    /// `path`, four levels at a time in SSE2 lanes: the four siblings' sums (where they
+    /// are right siblings) summed from the top lane down give the weights after each, and
+    /// a compare gives the four that reach -1. A level at a time (`path_scalar`), the pass
+    /// was a fifth of the curve's instructions, sixteen levels of loads, compares and
+    /// three selects; in lanes the whole curve took 1.024-1.049 s against 1.099-1.107.
+    /// Lane k of group g is the level of node `leaf >> (4g + k)`; the lanes above the
+    /// root's children (the top group's, when the depth is not a multiple of four) read
+    /// a node and count as no right sibling.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn path_sse2(&self, leaf: usize) -> (i32, usize, i32) {
+        use std::arch::x86_64::*;
+        let depth = self.words.trailing_zeros() as usize;
+        let groups = depth.div_ceil(4);
+        debug_assert!(groups <= 8 && self.tree.len() == 2 * self.words && leaf < self.tree.len());
+        // by the node's shift: the weights after it, and whether its sibling reaches -1
+        let mut afters = [0i32; 32];
+        let mut reach_bits = 0u32;
+        let levels = (1usize << depth) - 1;
+        let tree = self.tree.as_ptr();
+        // SAFETY: SSE2 is part of x86-64. Each load reads the 8 bytes of one `Node`
+        // (repr(C): sum, then min_suffix) at index `(leaf >> s) ^ 1` <= `leaf | 1` <
+        // `tree.len()`; the store writes four of `afters`' 32 entries (groups <= 8).
+        unsafe {
+            let lane_bit = _mm_setr_epi32(1, 2, 4, 8);
+            let mut carry = _mm_setzero_si128();
+            for g in (0..groups).rev() {
+                let x = leaf >> (4 * g);
+                let load = |c: usize| _mm_loadl_epi64(tree.add(c ^ 1) as *const __m128i);
+                let (a, b) = (_mm_unpacklo_epi64(load(x), load(x >> 1)), _mm_unpacklo_epi64(load(x >> 2), load(x >> 3)));
+                let sums = _mm_castps_si128(_mm_shuffle_ps::<0b10_00_10_00>(_mm_castsi128_ps(a), _mm_castsi128_ps(b)));
+                let mins = _mm_castps_si128(_mm_shuffle_ps::<0b11_01_11_01>(_mm_castsi128_ps(a), _mm_castsi128_ps(b)));
+                // a left child's sibling is its right sibling
+                let left = (!x & (levels >> (4 * g)) & 0xF) as i32;
+                let is_left = _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(left), lane_bit), lane_bit);
+                let v = _mm_and_si128(sums, is_left);
+                // lane k: the right siblings' sums of lanes k.. (k and the levels above)
+                let mut incl = _mm_add_epi32(v, _mm_srli_si128::<4>(v));
+                incl = _mm_add_epi32(incl, _mm_srli_si128::<8>(incl));
+                let excl = _mm_add_epi32(_mm_sub_epi32(incl, v), carry);
+                let reach = _mm_and_si128(is_left, _mm_cmplt_epi32(_mm_add_epi32(mins, excl), _mm_setzero_si128()));
+                reach_bits |= (_mm_movemask_ps(_mm_castsi128_ps(reach)) as u32) << (4 * g);
+                _mm_storeu_si128(afters.as_mut_ptr().add(4 * g) as *mut __m128i, excl);
+                carry = _mm_add_epi32(carry, _mm_shuffle_epi32::<0>(incl));
+            }
+            let after = _mm_cvtsi128_si32(carry);
+            if reach_bits == 0 {
+                return (after, 0, 0);
+            }
+            // the deepest: the least shift
+            let s = reach_bits.trailing_zeros() as usize;
+            (after, (leaf >> s) ^ 1, afters[s])
+        }
+    }
+
+    /// Two levels of `descend` at once: of node `i`'s four grandchildren (contiguous),
+    /// the first whose least suffix sum reaches -1, and the weights after it; `right`
+    /// the weights after `i`. A level at a time took a dependent load a level (the
+    /// whole curve 1.030-1.050 -> 1.023-1.027 s).
+    #[inline(always)]
+    fn first_grandchild_reaching(&self, i: usize, right: i32) -> (usize, i32) {
+        let g: &[Node; 4] = self.tree[4 * i..4 * i + 4].try_into().expect("four grandchildren");
+        let a3 = right;
+        let a2 = a3 + g[3].sum;
+        let a1 = a2 + g[2].sum;
+        let a0 = a1 + g[1].sum;
+        let (k, after) = select_unpredictable(g[2].min_suffix + a2 <= -1, (2, a2), (3, a3));
+        let (k, after) = select_unpredictable(g[1].min_suffix + a1 <= -1, (1, a1), (k, after));
+        select_unpredictable(g[0].min_suffix + a0 <= -1, (0, a0), (k, after))
+    }
+
     /// `balance_point` within node `i`, `right` the weights after it.
     fn descend(&self, mut i: usize, mut right: i32) -> u32 {
+        while 2 * i < self.words {
+            // the great-great-grandchildren, 16 nodes: the load after next
+            prefetch(&self.tree, 16 * i);
+            prefetch(&self.tree, 16 * i + 8);
+            let (k, after) = self.first_grandchild_reaching(i, right);
+            i = 4 * i + k;
+            right = after;
+        }
         while i < self.words {
             // the great-grandchildren, 8 nodes of 8 bytes: the load after next
             prefetch(&self.tree, 8 * i);
@@ -366,33 +521,10 @@ impl OptStackDistances {
     }
 
     /// The leftmost slot of word `w` at or above bit `lo` with R <= -1, `right` the
-    /// weights after the word. Slots below `lo` count as empty: their R is then that of
-    /// `lo`, so a find among them is `lo`.
+    /// weights after the word.
     #[inline]
     fn scan_word(&self, w: usize, lo: u32, right: i32) -> Option<u32> {
-        let x = self.bits[w] & (!0u64 << lo);
-        // R just above each byte
-        let mut above = [0i32; 8];
-        let mut s = right;
-        for k in (0..8).rev() {
-            above[k] = s;
-            s += BYTE_SUM[(x >> (8 * k)) as u8 as usize] as i32;
-        }
-        for (k, &r_above) in above.iter().enumerate().skip((lo / 8) as usize) {
-            let b = (x >> (8 * k)) as u8 as usize;
-            if r_above + BYTE_MIN[b] as i32 <= -1 {
-                // R at the byte's bit i, from the bottom up
-                let mut r = r_above + BYTE_SUM[b] as i32;
-                for i in 0..8 {
-                    if r <= -1 {
-                        return Some((w * 64) as u32 + (8 * k as u32 + i).max(lo));
-                    }
-                    r -= weight(b, i);
-                }
-                unreachable!("the byte's least suffix sum is at one of its slots");
-            }
-        }
-        None
+        first_slot_reaching(self.bits[w], lo, right).map(|i| (w * 64) as u32 + i)
     }
 
     /// The index among the run starts of the least size with its marker before slot t.

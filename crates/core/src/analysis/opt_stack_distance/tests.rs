@@ -184,3 +184,54 @@ proptest::proptest! {
         proptest::prop_assert_eq!(super::below_mask(&q, bound), want);
     }
 }
+
+/// `first_slot_reaching` slot by slot: R at each slot from the word's top down, and the
+/// first at or above `lo` at -1 or less.
+fn first_slot_reaching_slot_by_slot(x: u64, lo: u32, right: i32) -> Option<u32> {
+    let mut r = [0i32; 65];
+    r[64] = right;
+    for i in (0..64).rev() {
+        let weight = if (x >> i) & 1 == 0 { 0 } else if i % 2 == 0 { 1 } else { -1 };
+        r[i] = r[i + 1] + weight;
+    }
+    (lo..64).find(|&i| r[i as usize] <= -1)
+}
+
+proptest::proptest! {
+    /// The byte masks and the first-slot table give the slot the slot-by-slot walk does,
+    /// for every start and every R above the word (the bounds' clamps included).
+    #[test]
+    fn the_first_slot_reaching_is_the_walks(a in proptest::num::u64::ANY, b in proptest::num::u64::ANY, form in 0u8..4, lo in 0u32..64, right in -12i32..40) {
+        // sparse, even and dense words, and words of the bytes at the ends of the tables
+        // (all markers, all live slots, empty, full)
+        let extremes = (0..8).fold(0u64, |x, k| x | [0x55u64, 0xAA, 0x00, 0xFF, 0x15, 0xA8, 0x54, 0x2A][(a >> (8 * k)) as usize & 7] << (8 * k));
+        let x = [a & b, a, a | b, extremes][form as usize];
+        proptest::prop_assert_eq!(super::first_slot_reaching(x, lo, right), first_slot_reaching_slot_by_slot(x, lo, right));
+    }
+}
+
+/// The pass down a leaf's path in SSE2 lanes gives what the pass a level at a time gives,
+/// at every leaf, for trees of depths that are and are not multiples of four.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn the_path_in_lanes_is_the_path_a_level_at_a_time() {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(17);
+    let mut depths = Vec::new();
+    for (pages, refs) in [(500u32, 20_000usize), (30_000, 90_000), (40_000, 200_000), (100_000, 400_000)] {
+        let mut sd = OptStackDistances::new();
+        for _ in 0..refs {
+            let p = if rng.gen_bool(0.5) { rng.gen_range(0..pages / 10) } else { rng.gen_range(0..pages) };
+            sd.reference(p, 1);
+        }
+        let mut found = 0;
+        for w in 0..sd.words {
+            let leaf = sd.words + w;
+            let got = sd.path_sse2(leaf);
+            assert_eq!(got, sd.path_scalar(leaf), "leaf {leaf} of {} words", sd.words);
+            found += usize::from(got.1 != 0);
+        }
+        assert!(found > sd.words / 4, "most leaves have a sibling that reaches -1: {found} of {}", sd.words);
+        depths.push(sd.words.trailing_zeros());
+    }
+    assert!(depths.iter().any(|d| d % 4 == 0) && depths.iter().any(|d| d % 4 != 0), "depths {depths:?}");
+}
