@@ -338,16 +338,19 @@ impl OptStackDistances {
             let (w, i) = ((q / PAIRS_PER_WORD) as usize, q % PAIRS_PER_WORD);
             before[w] + (occupied_in(bits[w]) & ((1u64 << (2 * i)) - 1)).count_ones()
         };
+        // the occupied pairs in order: the n-th goes to pair n
         let mut packed = vec![0u64; words];
-        for (w, &x) in self.bits.iter().enumerate() {
+        let mut n = 0u32;
+        for &x in &self.bits {
             let mut occ = occupied_in(x);
             while occ != 0 {
                 let i = occ.trailing_zeros();
-                let n = new_pair(w as u32 * PAIRS_PER_WORD + i / 2);
                 packed[(n / PAIRS_PER_WORD) as usize] |= ((x >> i) & 3) << (2 * (n % PAIRS_PER_WORD));
+                n += 1;
                 occ &= occ - 1;
             }
         }
+        debug_assert_eq!(n, count);
         for l in self.last.iter_mut().filter(|l| **l != 0) {
             *l = new_pair(*l - 1) + 1;
         }
