@@ -76,60 +76,41 @@ const PAIRS_PER_WORD: u32 = 32;
 /// from one of its slots to its top slot.
 const BYTE_SUM: [i8; 256] = byte_tables().0;
 const BYTE_MIN: [i8; 256] = byte_tables().1;
-
-const fn byte_tables() -> ([i8; 256], [i8; 256]) {
-    let (mut sum, mut min) = ([0i8; 256], [0i8; 256]);
-    let mut b = 0;
-    while b < 256 {
-        let (mut s, mut m) = (0i8, i8::MAX);
-        let mut i = 8;
-        while i > 0 {
-            i -= 1;
-            if (b >> i) & 1 == 1 {
-                s += if i % 2 == 0 { 1 } else { -1 };
-            }
-            if s < m {
-                m = s;
-            }
-        }
-        sum[b] = s;
-        min[b] = m;
-        b += 1;
-    }
-    (sum, min)
-}
-
 /// For each byte and each bound L in -5..=4 (index L + 5): its lowest slot i whose
 /// weights from i to the byte's top sum to at most L, or 8 when none does. A byte's
 /// suffix sums lie in -4..=4, so a bound above 4 is 4 and one below -5 is -5.
-const BYTE_FIRST: [[u8; 10]; 256] = byte_first();
+const BYTE_FIRST: [[u8; 10]; 256] = byte_tables().2;
 
-const fn byte_first() -> [[u8; 10]; 256] {
-    let mut first = [[8u8; 10]; 256];
+/// The three byte tables, from each byte's suffix sums.
+const fn byte_tables() -> ([i8; 256], [i8; 256], [[u8; 10]; 256]) {
+    let (mut sum, mut min, mut first) = ([0i8; 256], [0i8; 256], [[8u8; 10]; 256]);
     let mut b = 0;
     while b < 256 {
         // suffix[i]: the weights of slots i..8
-        let mut suffix = [0i32; 9];
+        let mut suffix = [0i8; 9];
+        let mut m = i8::MAX;
         let mut i = 8;
         while i > 0 {
             i -= 1;
             let w = if (b >> i) & 1 == 0 { 0 } else if i % 2 == 0 { 1 } else { -1 };
             suffix[i] = suffix[i + 1] + w;
-        }
-        let mut l = 0;
-        while l < 10 {
-            let mut i = 8;
-            while i > 0 {
-                i -= 1;
-                if suffix[i] <= l as i32 - 5 {
+            if suffix[i] < m {
+                m = suffix[i];
+            }
+            // from the top slot down, the last slot at or under a bound is the lowest
+            let mut l = 0;
+            while l < 10 {
+                if suffix[i] <= l as i8 - 5 {
                     first[b][l] = i as u8;
                 }
+                l += 1;
             }
-            l += 1;
         }
+        sum[b] = suffix[0];
+        min[b] = m;
         b += 1;
     }
-    first
+    (sum, min, first)
 }
 
 /// Bit j set where `q[j] < bound`. On x86-64 by SSE2 (every x86-64 has it): four
